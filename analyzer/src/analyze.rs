@@ -1,0 +1,337 @@
+//! The single streaming pass over one capture: frames -> IP -> SCTP chunks -> association tracker
+//! and inference (and TCP segments to the TCP tracker), then the finished `CaptureAnalysis`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
+use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
+use crate::chunk_rows::ChunkRows;
+use crate::net::{self, IpPacket, NetDecoder};
+use crate::sctp::{self, SctpPacket};
+
+/// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
+pub const SCTP_UDP_PORT: u16 = 9899;
+
+/// Warnings kept per capture; further ones are only counted.
+const MAX_WARNINGS: usize = 50;
+
+/// What to analyse and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// UDP ports that carry SCTP (RFC 6951).
+    pub sctp_udp_ports: Vec<u16>,
+    /// Keep one row per chunk (memory grows with the capture).
+    pub keep_chunks: bool,
+    /// Inter-arrival deadline for missed-deadline counting, in ms.
+    pub deadline_ms: Option<f64>,
+    pub limits: TrackerLimits,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sctp_udp_ports: vec![SCTP_UDP_PORT],
+            keep_chunks: false,
+            deadline_ms: None,
+            limits: TrackerLimits::default(),
+        }
+    }
+}
+
+/// A capture that could not be read at all, naming the file.
+#[derive(Debug)]
+pub struct AnalyzeError {
+    pub file: PathBuf,
+    pub source: CaptureError,
+}
+
+impl fmt::Display for AnalyzeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file.display(), self.source)
+    }
+}
+
+impl std::error::Error for AnalyzeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// Everything one pass learnt from one capture.
+#[derive(Debug)]
+pub struct CaptureAnalysis {
+    pub file: String,
+    pub format: CaptureFormat,
+    pub gzip: bool,
+    pub packets: u64,
+    pub sctp_packets: u64,
+    pub tcp_packets: u64,
+    pub bad_checksums: u64,
+    pub warnings: Vec<String>,
+    /// Timestamp of the first frame: every `*_s` figure is relative to it.
+    pub first_ns: Option<i64>,
+    pub last_ns: Option<i64>,
+    pub associations: Vec<Association>,
+    pub chunks: Option<ChunkRows>,
+}
+
+impl CaptureAnalysis {
+    /// Seconds since the capture's first frame.
+    pub fn rel_s(&self, ts_ns: i64) -> f64 {
+        (ts_ns - self.first_ns.unwrap_or(ts_ns)) as f64 / 1e9
+    }
+}
+
+/// Collects warnings up to a bound, counting the rest.
+#[derive(Debug, Default)]
+struct Warnings {
+    list: Vec<String>,
+    suppressed: u64,
+}
+
+impl Warnings {
+    fn push(&mut self, w: impl FnOnce() -> String) {
+        if self.list.len() < MAX_WARNINGS {
+            self.list.push(w());
+        } else {
+            self.suppressed += 1;
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        if self.suppressed > 0 {
+            self.list
+                .push(format!("{} more warnings not shown", self.suppressed));
+        }
+        self.list
+    }
+}
+
+/// Opens and analyses one capture file.
+pub fn analyze_file(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CaptureAnalysis, AnalyzeError> {
+    let reader = CaptureReader::open(path).map_err(|source| AnalyzeError {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    Ok(analyze_reader(
+        &path.display().to_string(),
+        reader,
+        opts,
+        progress,
+    ))
+}
+
+/// Analyses an opened capture. Never fails: problems past the header become warnings.
+pub fn analyze_reader(
+    name: &str,
+    mut reader: CaptureReader,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+) -> CaptureAnalysis {
+    let mut pass = Pass::new(opts);
+    let mut n: u64 = 0;
+    while let Some(frame) = reader.next_frame() {
+        n += 1;
+        if pass.first_ns.is_none() {
+            pass.first_ns = Some(frame.ts_ns);
+        }
+        pass.last_ns = Some(frame.ts_ns);
+        match pass.net.decode(&frame) {
+            Ok(Some(ip)) => pass.ip_packet(frame.number, frame.ts_ns, frame.offset, &ip),
+            Ok(None) => {}
+            Err(e) => pass
+                .warnings
+                .push(|| format!("frame {} (offset {}): {e}", frame.number, frame.offset)),
+        }
+        if n & 0xFFF == 0 {
+            progress(reader.input_bytes_read());
+        }
+    }
+    progress(reader.input_bytes_read());
+    let mut warnings = reader.warnings().to_vec();
+    if let Some(w) = pass.tracker.limit_warning.take() {
+        pass.warnings.push(|| w);
+    }
+    warnings.extend(pass.warnings.finish());
+    let first_ns = pass.first_ns;
+    let mut associations = pass.tracker.into_associations();
+    for a in &mut associations {
+        a.infer.finish();
+    }
+    CaptureAnalysis {
+        file: name.to_string(),
+        format: reader.format(),
+        gzip: reader.gzip(),
+        packets: n,
+        sctp_packets: pass.sctp_packets,
+        tcp_packets: pass.tcp_packets,
+        bad_checksums: pass.bad_checksums,
+        warnings,
+        first_ns,
+        last_ns: pass.last_ns,
+        associations,
+        chunks: pass.chunks,
+    }
+}
+
+/// State of the pass over one capture.
+struct Pass<'o> {
+    opts: &'o Options,
+    net: NetDecoder,
+    tracker: Tracker,
+    chunks: Option<ChunkRows>,
+    warnings: Warnings,
+    first_ns: Option<i64>,
+    last_ns: Option<i64>,
+    sctp_packets: u64,
+    tcp_packets: u64,
+    bad_checksums: u64,
+}
+
+impl<'o> Pass<'o> {
+    fn new(opts: &'o Options) -> Self {
+        Pass {
+            opts,
+            net: NetDecoder::new(),
+            tracker: Tracker::new(opts.limits),
+            chunks: opts.keep_chunks.then(ChunkRows::default),
+            warnings: Warnings::default(),
+            first_ns: None,
+            last_ns: None,
+            sctp_packets: 0,
+            tcp_packets: 0,
+            bad_checksums: 0,
+        }
+    }
+
+    /// Dispatches an IP packet by protocol: SCTP (132), SCTP over UDP (RFC 6951), TCP (6).
+    fn ip_packet(&mut self, frame: u64, ts_ns: i64, offset: u64, ip: &IpPacket<'_>) {
+        match ip.proto {
+            132 => self.sctp_packet(frame, ts_ns, offset, ip, &ip.payload, ip.missing, false),
+            17 => {
+                if let Some((sp, dp, payload)) = net::transport::udp(&ip.payload) {
+                    let ports = &self.opts.sctp_udp_ports;
+                    if ports.contains(&sp) || ports.contains(&dp) {
+                        // RFC 6951 5.1: the SCTP packet follows the UDP header.
+                        let missing = ip.missing;
+                        self.sctp_packet(frame, ts_ns, offset, ip, payload, missing, true);
+                    }
+                }
+            }
+            6 => self.tcp_packets += 1,
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn sctp_packet(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        offset: u64,
+        ip: &IpPacket<'_>,
+        bytes: &[u8],
+        missing: usize,
+        udp_encap: bool,
+    ) {
+        let pkt = match SctpPacket::new_checked(bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                self.warnings
+                    .push(|| format!("frame {frame} (offset {offset}): SCTP common header: {e}"));
+                return;
+            }
+        };
+        self.sctp_packets += 1;
+        // RFC 9260 6.8: a packet with a bad CRC32c would be discarded by the receiver; we flag it
+        // and still analyse it. A packet cut by the snap length cannot be checked.
+        let checksum_ok = (missing == 0).then(|| sctp::crc32c::verify(bytes));
+        if checksum_ok == Some(false) {
+            self.bad_checksums += 1;
+        }
+        let ctx = PacketCtx {
+            frame,
+            ts_ns,
+            src: ip.src,
+            dst: ip.dst,
+            src_port: pkt.src_port(),
+            dst_port: pkt.dst_port(),
+            vtag: pkt.verification_tag(),
+            checksum_ok,
+            udp_encap,
+            ttl: ip.ttl,
+        };
+        let mut iter = pkt.chunks(missing);
+        let first_view = match iter.next() {
+            Some(Ok(v)) => Some(v),
+            Some(Err(e)) => {
+                self.warnings
+                    .push(|| format!("frame {frame} (offset {offset}): {e}"));
+                None
+            }
+            None => None,
+        };
+        let first_chunk = first_view.as_ref().and_then(|v| v.parse().ok());
+        let Some((a, sender, path)) = self.tracker.classify(&ctx, first_chunk.as_ref()) else {
+            return;
+        };
+        let infer = &mut self.tracker.get_mut(a).infer;
+        if infer.deadline_ns.is_none() {
+            infer.deadline_ns = self.opts.deadline_ms.map(|d| (d * 1e6) as i64);
+        }
+        infer.packet_start(&ctx, sender);
+        if let Some(v) = first_view {
+            let parsed = first_chunk.map(Ok).unwrap_or_else(|| v.parse());
+            self.chunk(a, &ctx, sender, path, offset, &v, parsed);
+            for item in iter {
+                match item {
+                    Ok(v) => {
+                        let parsed = v.parse();
+                        self.chunk(a, &ctx, sender, path, offset, &v, parsed);
+                    }
+                    Err(e) => {
+                        self.warnings
+                            .push(|| format!("frame {frame} (offset {offset}): {e}"));
+                        break;
+                    }
+                }
+            }
+        }
+        self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn chunk(
+        &mut self,
+        a: u32,
+        ctx: &PacketCtx,
+        sender: u8,
+        path: usize,
+        offset: u64,
+        view: &sctp::ChunkView<'_>,
+        parsed: Result<sctp::Chunk<'_>, sctp::ChunkError>,
+    ) {
+        let chunk = match parsed {
+            Ok(c) => Some(c),
+            Err(e) => {
+                let frame = ctx.frame;
+                self.warnings
+                    .push(|| format!("frame {frame} (offset {offset}): {e}"));
+                None
+            }
+        };
+        self.tracker
+            .chunk(a, ctx, sender, path, view, chunk.as_ref());
+        if let Some(c) = &chunk {
+            self.tracker.get_mut(a).infer.chunk(ctx, sender, view, c);
+        }
+        if let Some(rows) = &mut self.chunks {
+            rows.push(ctx, a, sender, view, chunk.as_ref());
+        }
+    }
+}

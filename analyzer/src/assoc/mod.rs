@@ -1,0 +1,268 @@
+//! SCTP association reconstruction (RFC 9260 5, 8.5): associations, their endpoints, paths and counters.
+//!
+//! `tracker` maps each packet to an association and its sending endpoint; `Association` keeps the
+//! per-association facts the JSON contract reports. Timer inference lives in `crate::infer` and is
+//! fed from here, chunk by chunk.
+
+mod tracker;
+
+pub use tracker::{Tracker, TrackerLimits};
+
+use std::net::IpAddr;
+
+use crate::sctp::{Chunk, ChunkView, InitParam};
+
+/// What the packet loop knows about one SCTP packet before its chunks are walked.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketCtx {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub vtag: u32,
+    /// CRC32c verdict; None when the packet was cut by the snap length and cannot be checked.
+    pub checksum_ok: Option<bool>,
+    /// Carried over UDP (RFC 6951).
+    pub udp_encap: bool,
+    /// IPv4 TTL / IPv6 hop limit.
+    pub ttl: u8,
+}
+
+/// One side of an association.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub port: u16,
+    /// The verification tag this endpoint expects: packets sent *to* it carry it (RFC 9260 8.5).
+    pub vtag: Option<u32>,
+    /// Addresses in order of first appearance: seen in IP headers or declared in INIT / INIT-ACK /
+    /// ASCONF address parameters (RFC 9260 3.3.2.1, RFC 5061 4.2).
+    pub addresses: Vec<IpAddr>,
+}
+
+impl Endpoint {
+    fn new(port: u16, vtag: Option<u32>, addr: IpAddr) -> Self {
+        Endpoint {
+            port,
+            vtag,
+            addresses: vec![addr],
+        }
+    }
+
+    pub fn has_addr(&self, a: &IpAddr) -> bool {
+        self.addresses.contains(a)
+    }
+
+    fn add_addr(&mut self, a: IpAddr) {
+        if !self.addresses.contains(&a) {
+            self.addresses.push(a);
+        }
+    }
+}
+
+/// Packet and DATA counters of one (sending endpoint, source address, destination address).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathStats {
+    /// Index into `Association::endpoints` of the endpoint that sends on this path.
+    pub sender: u8,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub packets: u64,
+    pub data_chunks: u64,
+    pub data_bytes: u64,
+    pub first_ns: i64,
+    pub last_ns: i64,
+}
+
+/// One reconstructed association.
+#[derive(Debug, Clone)]
+pub struct Association {
+    pub id: usize,
+    /// Endpoint 0 is the one that sent the first packet the capture shows (the INIT sender when
+    /// the handshake was captured).
+    pub endpoints: [Endpoint; 2],
+    /// The INIT (or at least the INIT-ACK) was captured.
+    pub handshake_seen: bool,
+    pub first_ns: i64,
+    pub last_ns: i64,
+    pub first_frame: u64,
+    pub packets: u64,
+    /// Chunk counts per chunk type, in order of first appearance.
+    pub chunk_counts: Vec<(u8, u64)>,
+    pub data_bytes: u64,
+    pub bad_checksums: u64,
+    pub paths: Vec<PathStats>,
+    /// Time of the first INIT and of the COOKIE-ACK (handshake, RFC 9260 5.1).
+    pub init_ns: Option<i64>,
+    pub cookie_ack_ns: Option<i64>,
+    /// SHUTDOWN-COMPLETE or ABORT seen: the association is over (a new INIT starts a new one).
+    pub closed_ns: Option<i64>,
+    /// First SHUTDOWN and the SHUTDOWN-COMPLETE (RFC 9260 9.2).
+    pub shutdown_ns: Option<i64>,
+    pub shutdown_complete_ns: Option<i64>,
+    pub aborted: bool,
+    /// Per-direction timer inference state, indexed by the DATA-sending endpoint.
+    pub infer: crate::infer::AssocInfer,
+}
+
+impl Association {
+    fn new(id: usize, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Self {
+        Association {
+            id,
+            endpoints,
+            handshake_seen: false,
+            first_ns: ctx.ts_ns,
+            last_ns: ctx.ts_ns,
+            first_frame: ctx.frame,
+            packets: 0,
+            chunk_counts: Vec::new(),
+            data_bytes: 0,
+            bad_checksums: 0,
+            paths: Vec::new(),
+            init_ns: None,
+            cookie_ack_ns: None,
+            closed_ns: None,
+            shutdown_ns: None,
+            shutdown_complete_ns: None,
+            aborted: false,
+            infer: crate::infer::AssocInfer::default(),
+        }
+    }
+
+    /// Port pair in a canonical order (for the tracker's index).
+    fn port_key(&self) -> (u16, u16) {
+        let (a, b) = (self.endpoints[0].port, self.endpoints[1].port);
+        (a.min(b), a.max(b))
+    }
+
+    /// Counts one packet from endpoint `sender` and returns the index of its path row.
+    fn count_packet(&mut self, ctx: &PacketCtx, sender: u8) -> usize {
+        self.packets += 1;
+        self.last_ns = ctx.ts_ns;
+        if ctx.checksum_ok == Some(false) {
+            self.bad_checksums += 1;
+        }
+        self.endpoints[sender as usize].add_addr(ctx.src);
+        self.endpoints[1 - sender as usize].add_addr(ctx.dst);
+        let idx = match self
+            .paths
+            .iter()
+            .position(|p| p.sender == sender && p.src == ctx.src && p.dst == ctx.dst)
+        {
+            Some(i) => i,
+            None => {
+                self.paths.push(PathStats {
+                    sender,
+                    src: ctx.src,
+                    dst: ctx.dst,
+                    packets: 0,
+                    data_chunks: 0,
+                    data_bytes: 0,
+                    first_ns: ctx.ts_ns,
+                    last_ns: ctx.ts_ns,
+                });
+                self.paths.len() - 1
+            }
+        };
+        let p = &mut self.paths[idx];
+        p.packets += 1;
+        p.last_ns = ctx.ts_ns;
+        idx
+    }
+
+    /// Accounts one chunk sent by endpoint `sender` on path row `path`.
+    fn count_chunk(
+        &mut self,
+        ctx: &PacketCtx,
+        sender: u8,
+        path: usize,
+        view: &ChunkView<'_>,
+        chunk: Option<&Chunk<'_>>,
+    ) {
+        match self.chunk_counts.iter_mut().find(|(t, _)| *t == view.ctype) {
+            Some((_, n)) => *n += 1,
+            None => self.chunk_counts.push((view.ctype, 1)),
+        }
+        let Some(chunk) = chunk else { return };
+        match chunk {
+            Chunk::Data(d) => {
+                self.data_bytes += d.payload_len as u64;
+                let p = &mut self.paths[path];
+                p.data_chunks += 1;
+                p.data_bytes += d.payload_len as u64;
+            }
+            Chunk::Init(init) => {
+                // RFC 9260 5.1: the handshake starts with INIT; addresses of the sender are listed
+                // in its IPv4/IPv6 address parameters (3.3.2.1).
+                if !init.ack {
+                    self.init_ns.get_or_insert(ctx.ts_ns);
+                }
+                self.handshake_seen = true;
+                for p in &init.params {
+                    if let InitParam::Address(a) = p {
+                        self.endpoints[sender as usize].add_addr(*a);
+                    }
+                }
+            }
+            Chunk::Asconf(asc) if !asc.ack => {
+                // RFC 5061 4.2: Add IP / Set Primary name addresses of the ASCONF sender.
+                if let Some(a) = asc.address {
+                    self.endpoints[sender as usize].add_addr(a);
+                }
+                for p in &asc.params {
+                    if let crate::sctp::AsconfParam::AddIp { addr: Some(a), .. }
+                    | crate::sctp::AsconfParam::SetPrimary { addr: Some(a), .. } = p
+                    {
+                        self.endpoints[sender as usize].add_addr(*a);
+                    }
+                }
+            }
+            Chunk::CookieAck => {
+                self.cookie_ack_ns.get_or_insert(ctx.ts_ns);
+            }
+            Chunk::Shutdown { .. } => {
+                self.shutdown_ns.get_or_insert(ctx.ts_ns);
+            }
+            Chunk::ShutdownComplete { .. } => {
+                self.shutdown_complete_ns.get_or_insert(ctx.ts_ns);
+                self.closed_ns.get_or_insert(ctx.ts_ns);
+            }
+            Chunk::Abort { .. } => {
+                self.aborted = true;
+                self.closed_ns.get_or_insert(ctx.ts_ns);
+            }
+            _ => {}
+        }
+    }
+
+    /// Chunk count of one type.
+    pub fn chunk_count(&self, ctype: u8) -> u64 {
+        self.chunk_counts
+            .iter()
+            .find(|(t, _)| *t == ctype)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    /// Handshake time INIT -> COOKIE-ACK in ns (RFC 9260 5.1), when both were captured.
+    pub fn handshake_ns(&self) -> Option<i64> {
+        Some(self.cookie_ack_ns? - self.init_ns?)
+    }
+
+    /// DATA chunks sent by endpoint `ep`.
+    pub fn data_chunks_from(&self, ep: u8) -> u64 {
+        self.paths
+            .iter()
+            .filter(|p| p.sender == ep)
+            .map(|p| p.data_chunks)
+            .sum()
+    }
+}
+
+/// True for the chunks that carry the sender's own tag when their T bit is set (RFC 9260 8.5.1 C).
+fn reflected_tag(chunk: &Chunk<'_>) -> bool {
+    matches!(
+        chunk,
+        Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true }
+    )
+}

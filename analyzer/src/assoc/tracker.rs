@@ -1,0 +1,292 @@
+//! Maps each SCTP packet to its association and sending endpoint by ports and verification tags
+//! (RFC 9260 8.5), creating associations for INITs, restarts and captures that start mid-way.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use super::{reflected_tag, Association, Endpoint, PacketCtx};
+use crate::sctp::{Chunk, ChunkView};
+
+/// Bounds on the tracker's state, so that crafted captures cannot exhaust memory.
+#[derive(Debug, Clone, Copy)]
+pub struct TrackerLimits {
+    /// Associations kept; packets of further new associations are counted but not tracked.
+    pub max_associations: usize,
+    /// Addresses kept per endpoint.
+    pub max_addresses: usize,
+}
+
+impl Default for TrackerLimits {
+    fn default() -> Self {
+        TrackerLimits {
+            max_associations: 100_000,
+            max_addresses: 64,
+        }
+    }
+}
+
+/// Key of the tag index: (port of the endpoint that owns the tag, peer port, tag). A packet sent
+/// *to* that endpoint carries the tag (RFC 9260 8.5).
+type TagKey = (u16, u16, u32);
+
+/// Association reconstruction state for one capture.
+#[derive(Debug, Default)]
+pub struct Tracker {
+    assocs: Vec<Association>,
+    by_tag: HashMap<TagKey, (u32, u8)>,
+    by_ports: HashMap<(u16, u16), Vec<u32>>,
+    limits: TrackerLimits,
+    /// Packets that belonged to no tracked association because a limit was hit.
+    pub dropped_packets: u64,
+    /// Set once when `max_associations` was hit.
+    pub limit_warning: Option<String>,
+}
+
+impl Tracker {
+    pub fn new(limits: TrackerLimits) -> Self {
+        Tracker {
+            limits,
+            ..Default::default()
+        }
+    }
+
+    pub fn associations(&self) -> &[Association] {
+        &self.assocs
+    }
+
+    pub fn into_associations(self) -> Vec<Association> {
+        self.assocs
+    }
+
+    pub fn get_mut(&mut self, idx: u32) -> &mut Association {
+        &mut self.assocs[idx as usize]
+    }
+
+    /// Finds (or creates) the association of a packet from its header and first chunk, counts
+    /// the packet, and returns (association index, sending endpoint, path row).
+    pub fn classify(
+        &mut self,
+        ctx: &PacketCtx,
+        first: Option<&Chunk<'_>>,
+    ) -> Option<(u32, u8, usize)> {
+        let (a, sender) = match first {
+            Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag)?,
+            Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag)?,
+            Some(c) if reflected_tag(c) => self.on_reflected(ctx)?,
+            _ => self.on_other(ctx)?,
+        };
+        let max_addr = self.limits.max_addresses;
+        let assoc = &mut self.assocs[a as usize];
+        if assoc.endpoints[0].addresses.len() >= max_addr
+            || assoc.endpoints[1].addresses.len() >= max_addr
+        {
+            // Bounded: a crafted capture cannot grow an endpoint's address list without end.
+            let known = assoc.endpoints[sender as usize].has_addr(&ctx.src)
+                && assoc.endpoints[1 - sender as usize].has_addr(&ctx.dst);
+            if !known {
+                self.dropped_packets += 1;
+                return None;
+            }
+        }
+        let path = assoc.count_packet(ctx, sender);
+        Some((a, sender, path))
+    }
+
+    /// Counts one chunk (after `classify`).
+    pub fn chunk(
+        &mut self,
+        a: u32,
+        ctx: &PacketCtx,
+        sender: u8,
+        path: usize,
+        view: &ChunkView<'_>,
+        chunk: Option<&Chunk<'_>>,
+    ) {
+        let assoc = &mut self.assocs[a as usize];
+        assoc.count_chunk(ctx, sender, path, view, chunk);
+        if matches!(chunk, Some(Chunk::Init(_) | Chunk::Asconf(_))) {
+            // Bound the address list that INIT / ASCONF parameters can grow.
+            assoc.endpoints[sender as usize]
+                .addresses
+                .truncate(self.limits.max_addresses);
+        }
+    }
+
+    fn register(&mut self, port: u16, peer_port: u16, tag: u32, a: u32, ep: u8) {
+        self.by_tag.insert((port, peer_port, tag), (a, ep));
+    }
+
+    fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Option<u32> {
+        if self.assocs.len() >= self.limits.max_associations {
+            self.dropped_packets += 1;
+            if self.limit_warning.is_none() {
+                self.limit_warning = Some(format!(
+                    "association limit {} reached at frame {}: packets of further associations are not analysed",
+                    self.limits.max_associations, ctx.frame
+                ));
+            }
+            return None;
+        }
+        let id = self.assocs.len();
+        let assoc = Association::new(id, ctx, endpoints);
+        self.by_ports
+            .entry(assoc.port_key())
+            .or_default()
+            .push(id as u32);
+        self.assocs.push(assoc);
+        Some(id as u32)
+    }
+
+    /// INIT (RFC 9260 3.3.2, 5.1): the verification tag is 0 and the Initiate Tag is the tag the
+    /// peer must put on packets to the INIT sender.
+    fn on_init(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
+        if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, itag)) {
+            // A retransmitted INIT (T1-init, RFC 9260 5.1 step C).
+            if self.assocs[a as usize].closed_ns.is_none() {
+                return Some((a, ep));
+            }
+        }
+        // INIT collision (RFC 9260 5.2.1): the peer's INIT is outstanding, so both INIT tags become
+        // the association's tags. Merge with the association the peer's INIT opened.
+        if let Some(cands) = self.by_ports.get(&port_key(ctx)) {
+            for &a in cands.iter().rev() {
+                let assoc = &self.assocs[a as usize];
+                let peer = &assoc.endpoints[0];
+                let me = &assoc.endpoints[1];
+                if assoc.closed_ns.is_none()
+                    && assoc.cookie_ack_ns.is_none()
+                    && assoc.init_ns.is_some()
+                    && peer.port == ctx.dst_port
+                    && me.port == ctx.src_port
+                    && me.vtag.is_none()
+                    && me.has_addr(&ctx.src)
+                {
+                    self.assocs[a as usize].endpoints[1].vtag = Some(itag);
+                    self.register(ctx.src_port, ctx.dst_port, itag, a, 1);
+                    return Some((a, 1));
+                }
+            }
+        }
+        // A new association, or a restart of an existing one (RFC 9260 5.2.2): new record.
+        let a = self.create(
+            ctx,
+            [
+                Endpoint::new(ctx.src_port, Some(itag), ctx.src),
+                Endpoint::new(ctx.dst_port, None, ctx.dst),
+            ],
+        )?;
+        self.register(ctx.src_port, ctx.dst_port, itag, a, 0);
+        Some((a, 0))
+    }
+
+    /// INIT-ACK (RFC 9260 3.3.3): carries the INIT sender's tag, and its own in the Initiate Tag.
+    fn on_init_ack(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
+        if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
+            let from = 1 - to;
+            let ep = &mut self.assocs[a as usize].endpoints[from as usize];
+            if ep.vtag.is_none() {
+                ep.vtag = Some(itag);
+                self.register(ctx.src_port, ctx.dst_port, itag, a, from);
+            } else if ep.vtag != Some(itag) {
+                // A restarting peer answers with a new tag (RFC 9260 5.2.4): both stay known.
+                self.register(ctx.src_port, ctx.dst_port, itag, a, from);
+            }
+            return Some((a, from));
+        }
+        // The INIT was not captured.
+        let a = self.create(
+            ctx,
+            [
+                Endpoint::new(ctx.dst_port, Some(ctx.vtag), ctx.dst),
+                Endpoint::new(ctx.src_port, Some(itag), ctx.src),
+            ],
+        )?;
+        self.register(ctx.dst_port, ctx.src_port, ctx.vtag, a, 0);
+        self.register(ctx.src_port, ctx.dst_port, itag, a, 1);
+        Some((a, 1))
+    }
+
+    /// ABORT / SHUTDOWN-COMPLETE with the T bit: the tag is the sender's own (RFC 9260 8.5.1 C).
+    fn on_reflected(&mut self, ctx: &PacketCtx) -> Option<(u32, u8)> {
+        if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, ctx.vtag)) {
+            return Some((a, ep));
+        }
+        if let Some(found) = self.pair(ctx, ctx.src_port, ctx.dst_port, ctx.src, ctx.dst) {
+            let (a, owner) = found;
+            return Some((a, owner));
+        }
+        let a = self.create(
+            ctx,
+            [
+                Endpoint::new(ctx.src_port, Some(ctx.vtag), ctx.src),
+                Endpoint::new(ctx.dst_port, None, ctx.dst),
+            ],
+        )?;
+        self.register(ctx.src_port, ctx.dst_port, ctx.vtag, a, 0);
+        Some((a, 0))
+    }
+
+    /// Any other packet: its tag is the receiver's (RFC 9260 8.5).
+    fn on_other(&mut self, ctx: &PacketCtx) -> Option<(u32, u8)> {
+        if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
+            return Some((a, 1 - to));
+        }
+        // Mid-association: the other direction may already be known with this endpoint's tag
+        // still missing. Pair them.
+        if let Some((a, owner)) = self.pair(ctx, ctx.dst_port, ctx.src_port, ctx.dst, ctx.src) {
+            return Some((a, 1 - owner));
+        }
+        let a = self.create(
+            ctx,
+            [
+                Endpoint::new(ctx.src_port, None, ctx.src),
+                Endpoint::new(ctx.dst_port, Some(ctx.vtag), ctx.dst),
+            ],
+        )?;
+        self.register(ctx.dst_port, ctx.src_port, ctx.vtag, a, 1);
+        Some((a, 0))
+    }
+
+    /// Finds an open association on these ports whose endpoint `(port, addr)` has no tag yet,
+    /// gives it `ctx.vtag`, and returns (association, that endpoint). Addresses must match on
+    /// at least one side, so that the same ports between other hosts stay apart.
+    fn pair(
+        &mut self,
+        ctx: &PacketCtx,
+        port: u16,
+        peer_port: u16,
+        addr: IpAddr,
+        peer_addr: IpAddr,
+    ) -> Option<(u32, u8)> {
+        let cands = self.by_ports.get(&port_key(ctx))?;
+        let mut best: Option<(u32, u8, u8)> = None; // (assoc, endpoint, score)
+        for &a in cands.iter().rev() {
+            let assoc = &self.assocs[a as usize];
+            if assoc.closed_ns.is_some() {
+                continue;
+            }
+            for owner in 0..2u8 {
+                let me = &assoc.endpoints[owner as usize];
+                let peer = &assoc.endpoints[1 - owner as usize];
+                if me.port != port || peer.port != peer_port || me.vtag.is_some() {
+                    continue;
+                }
+                let score = me.has_addr(&addr) as u8 + peer.has_addr(&peer_addr) as u8;
+                if score > 0 && best.is_none_or(|b| score > b.2) {
+                    best = Some((a, owner, score));
+                }
+            }
+        }
+        let (a, owner, _) = best?;
+        self.assocs[a as usize].endpoints[owner as usize].vtag = Some(ctx.vtag);
+        self.register(port, peer_port, ctx.vtag, a, owner);
+        Some((a, owner))
+    }
+}
+
+fn port_key(ctx: &PacketCtx) -> (u16, u16) {
+    (
+        ctx.src_port.min(ctx.dst_port),
+        ctx.src_port.max(ctx.dst_port),
+    )
+}

@@ -1,0 +1,221 @@
+//! `sctp-analyzer`: command-line front end of the analyzer library (thin: parse, run, print).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use analyzer::analyze::{analyze_file, CaptureAnalysis, Options, SCTP_UDP_PORT};
+use analyzer::frames::{self, TableFormat};
+use analyzer::report::{CaptureReport, Report, VERSION};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Parser)]
+#[command(
+    name = "sctp-analyzer",
+    version,
+    about = "SCTP trace analyzer: associations, paths, timers, failover"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyse one or more captures (pcap, pcapng, optionally gzip-compressed).
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum Format {
+    Table,
+    Json,
+    Csv,
+    Parquet,
+}
+
+#[derive(clap::Args)]
+struct AnalyzeArgs {
+    /// Capture files.
+    #[arg(required = true)]
+    captures: Vec<PathBuf>,
+    /// Output format (default: table on a terminal, JSON otherwise).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Directory for csv/parquet output: one file per DataFrame.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// UDP port carrying SCTP (RFC 6951); repeatable. 9899 is always included.
+    #[arg(long = "sctp-udp-port")]
+    sctp_udp_ports: Vec<u16>,
+    /// Keep one row per chunk (the `chunks` table). Default: on for csv/parquet.
+    #[arg(long, overrides_with = "no_chunks")]
+    chunks: bool,
+    /// Do not keep per-chunk rows.
+    #[arg(long)]
+    no_chunks: bool,
+    /// Inter-arrival deadline in ms for missed-deadline counts.
+    #[arg(long)]
+    deadline: Option<f64>,
+    /// Never show a progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Analyze(args) => run_analyze(args),
+    }
+}
+
+fn run_analyze(args: AnalyzeArgs) -> ExitCode {
+    let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
+        Format::Table
+    } else {
+        Format::Json
+    });
+    if format == Format::Parquet && args.out.is_none() {
+        eprintln!("sctp-analyzer: --format parquet needs --out DIR");
+        return ExitCode::from(2);
+    }
+    let mut udp_ports = vec![SCTP_UDP_PORT];
+    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let tables_wanted = matches!(format, Format::Csv | Format::Parquet);
+    let opts = Options {
+        sctp_udp_ports: udp_ports,
+        keep_chunks: if args.no_chunks {
+            false
+        } else {
+            args.chunks || tables_wanted
+        },
+        deadline_ms: args.deadline,
+        ..Options::default()
+    };
+    let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+
+    let mut failed = false;
+    let mut reports = Vec::new();
+    let mut tables: Vec<Vec<frames::Table>> = Vec::new();
+    for path in &args.captures {
+        match analyze_one(path, &opts, show_progress) {
+            Ok(c) => {
+                reports.push(CaptureReport::from_analysis(&c));
+                if tables_wanted {
+                    match frames::capture_tables(&c) {
+                        Ok(t) => tables.push(t),
+                        Err(e) => {
+                            eprintln!("sctp-analyzer: {}: building tables: {e}", path.display());
+                            failed = true;
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("sctp-analyzer: {e}");
+                failed = true;
+                reports.push(CaptureReport::failed(
+                    &path.display().to_string(),
+                    e.source.to_string(),
+                ));
+            }
+        }
+    }
+
+    let result = match format {
+        Format::Json => print_json(&reports),
+        Format::Table => {
+            let mut out = std::io::stdout().lock();
+            reports
+                .iter()
+                .try_for_each(|r| out.write_all(analyzer::text::render_capture(r).as_bytes()))
+                .map_err(|e| e.to_string())
+        }
+        Format::Csv | Format::Parquet => {
+            let fmt = if format == Format::Csv {
+                TableFormat::Csv
+            } else {
+                TableFormat::Parquet
+            };
+            write_tables(tables, args.out.as_deref(), fmt)
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("sctp-analyzer: {e}");
+        return ExitCode::from(1);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn analyze_one(
+    path: &Path,
+    opts: &Options,
+    show_progress: bool,
+) -> Result<CaptureAnalysis, analyzer::analyze::AnalyzeError> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bar = (show_progress && size > 32 << 20).then(|| {
+        let b = ProgressBar::new(size);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b.set_message(path.display().to_string());
+        b
+    });
+    let mut progress = |n: u64| {
+        if let Some(b) = &bar {
+            b.set_position(n);
+        }
+    };
+    let r = analyze_file(path, opts, &mut progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    r
+}
+
+fn print_json(reports: &[CaptureReport]) -> Result<(), String> {
+    let doc = Report {
+        version: VERSION,
+        captures: reports.to_vec(),
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &doc).map_err(|e| e.to_string())?;
+    out.write_all(b"\n").map_err(|e| e.to_string())
+}
+
+/// Writes every table (all captures stacked, with a `capture` column) to `out`, or CSV to stdout.
+fn write_tables(
+    per_capture: Vec<Vec<frames::Table>>,
+    out: Option<&Path>,
+    fmt: TableFormat,
+) -> Result<(), String> {
+    let merged = frames::stack(per_capture).map_err(|e| e.to_string())?;
+    match out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for mut t in merged {
+                let p = dir.join(format!("{}.{}", t.name, fmt.extension()));
+                frames::write_table(&mut t.df, &p, fmt)
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
+                eprintln!("wrote {} ({} rows)", p.display(), t.df.height());
+            }
+            Ok(())
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            for mut t in merged {
+                writeln!(stdout, "# table: {}", t.name).map_err(|e| e.to_string())?;
+                frames::write_csv_to(&mut t.df, &mut stdout).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        }
+    }
+}

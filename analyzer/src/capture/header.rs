@@ -1,0 +1,220 @@
+//! Reads and checks the start of a capture before pcap-parser sees it: empty file, magic, the
+//! file header (fatal errors), then more bytes up to the end of the first packet record, so that
+//! a read or gzip error before the first frame is fatal too, while later ones become warnings.
+
+use std::io::Read;
+
+use super::classic::{self, Magic, FILE_HEADER_LEN, MAX_RECORD_LEN};
+use super::error::CaptureError;
+use super::input::fill_to;
+use super::pcapng::{self, Head};
+
+/// Read at least this much before looking at the file.
+const PREFIX_MIN: usize = 64 * 1024;
+/// Stop extending the prefix towards the first frame beyond this.
+const PREFIX_MAX: usize = pcapng::MAX_BLOCK_LEN + PREFIX_MIN;
+
+/// The inspected start of a capture.
+pub(crate) struct Prefix {
+    pub bytes: Vec<u8>,
+    pub magic: Magic,
+    /// Length of the file header (classic) or first SHB (pcapng).
+    pub header_len: usize,
+}
+
+/// Result of looking for the end of something in the prefix.
+enum Need {
+    /// The prefix holds it.
+    Have,
+    /// The prefix must hold at least this many bytes.
+    More(usize),
+    /// Malformed: leave the reporting to the record loop.
+    Stop,
+}
+
+/// Reads the prefix of the (decompressed) stream and checks the file header.
+pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, CaptureError> {
+    let mut bytes = Vec::with_capacity(PREFIX_MIN);
+    let mut eof = false;
+    let mut fill = |bytes: &mut Vec<u8>, want: usize, eof: &mut bool| -> Result<(), CaptureError> {
+        match fill_to(stream, bytes, want) {
+            Ok(()) => {
+                *eof = bytes.len() < want;
+                Ok(())
+            }
+            Err(source) => {
+                let offset = bytes.len() as u64;
+                Err(if gzip {
+                    CaptureError::Gzip { offset, source }
+                } else {
+                    CaptureError::Io { offset, source }
+                })
+            }
+        }
+    };
+    fill(&mut bytes, PREFIX_MIN, &mut eof)?;
+    if bytes.is_empty() {
+        return Err(CaptureError::Empty);
+    }
+    let Some(head4) = bytes.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok()) else {
+        return Err(CaptureError::TruncatedHeader {
+            format: "capture",
+            offset: 0,
+            have: bytes.len() as u64,
+            need: 4,
+        });
+    };
+    let magic = classic::sniff(&head4)?;
+    let header_len = loop {
+        match header_end(magic, &bytes) {
+            Ok(None) => break header_len(magic, &bytes),
+            Ok(Some(n)) if !eof && n <= PREFIX_MAX => fill(&mut bytes, n, &mut eof)?,
+            Ok(Some(n)) => {
+                return Err(CaptureError::TruncatedHeader {
+                    format: format_name(magic),
+                    offset: 0,
+                    have: bytes.len() as u64,
+                    need: n as u64,
+                })
+            }
+            Err(reason) => {
+                return Err(CaptureError::BadHeader {
+                    format: format_name(magic),
+                    offset: 0,
+                    reason,
+                })
+            }
+        }
+    };
+    // Extend to the end of the first packet record (or give up on malformed data: the record
+    // loop reports that with its offset).
+    let mut walk = FirstFrame::default();
+    while let Need::More(n) = walk.end(magic, &bytes) {
+        if eof || n > PREFIX_MAX {
+            break;
+        }
+        fill(&mut bytes, n, &mut eof)?;
+    }
+    Ok(Prefix {
+        bytes,
+        magic,
+        header_len,
+    })
+}
+
+fn format_name(magic: Magic) -> &'static str {
+    match magic {
+        Magic::Classic { .. } => "pcap",
+        Magic::Pcapng => "pcapng",
+    }
+}
+
+fn header_len(magic: Magic, bytes: &[u8]) -> usize {
+    match magic {
+        Magic::Classic { .. } => FILE_HEADER_LEN,
+        Magic::Pcapng => match pcapng::block_head(bytes, false) {
+            Head::Block(h) => h.len,
+            _ => pcapng::SHB_MIN_LEN,
+        },
+    }
+}
+
+/// Is the whole file header in `bytes`? Ok(None) = yes, Ok(Some(n)) = `n` bytes needed,
+/// Err = invalid header.
+fn header_end(magic: Magic, bytes: &[u8]) -> Result<Option<usize>, String> {
+    match magic {
+        // draft-ietf-opsawg-pcap 4: fixed 24-byte header.
+        Magic::Classic { .. } => Ok((bytes.len() < FILE_HEADER_LEN).then_some(FILE_HEADER_LEN)),
+        // pcapng 4.1: the file starts with a complete SHB, major version 1.
+        Magic::Pcapng => {
+            let h = match pcapng::block_head(bytes, false) {
+                Head::Block(h) => h,
+                Head::Short => return Ok(Some(12)),
+                Head::Invalid(m) => return Err(m),
+            };
+            if bytes.len() < h.len {
+                return Ok(Some(h.len));
+            }
+            pcapng::trailer_ok(&bytes[..h.len], &h)?;
+            let major = bytes
+                .get(12..14)
+                .map(|b| {
+                    let b = [b[0], b[1]];
+                    if h.big_endian {
+                        u16::from_be_bytes(b)
+                    } else {
+                        u16::from_le_bytes(b)
+                    }
+                })
+                .unwrap_or(0);
+            if major != 1 {
+                return Err(format!("unsupported pcapng major version {major}"));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// Looks for the end of the first packet record; pcapng blocks already walked are not walked
+/// again when the prefix grows.
+#[derive(Default)]
+struct FirstFrame {
+    /// Start of the first pcapng block not yet known to be complete.
+    pos: usize,
+    /// Byte order of the section at `pos`.
+    big_endian: bool,
+}
+
+impl FirstFrame {
+    fn end(&mut self, magic: Magic, bytes: &[u8]) -> Need {
+        match magic {
+            Magic::Classic {
+                big_endian,
+                modified,
+                ..
+            } => {
+                // draft-ietf-opsawg-pcap 5: the first record follows the 24-byte header.
+                let hdr = classic::record_header_len(modified);
+                let start = FILE_HEADER_LEN;
+                let rec = bytes.get(start..).unwrap_or(&[]);
+                if rec.len() < hdr {
+                    return Need::More(start + hdr);
+                }
+                match classic::record_head(rec, big_endian) {
+                    Some(h) if h.caplen <= MAX_RECORD_LEN => {
+                        let end = start + hdr + h.caplen as usize;
+                        if bytes.len() >= end {
+                            Need::Have
+                        } else {
+                            Need::More(end)
+                        }
+                    }
+                    _ => Need::Stop,
+                }
+            }
+            Magic::Pcapng => loop {
+                let Some(rest) = bytes.get(self.pos..) else {
+                    return Need::Stop;
+                };
+                let h = match pcapng::block_head(rest, self.big_endian) {
+                    Head::Block(h) => h,
+                    Head::Short => return Need::More(self.pos + 12),
+                    Head::Invalid(_) => return Need::Stop,
+                };
+                if rest.len() < h.len {
+                    return Need::More(self.pos + h.len);
+                }
+                if pcapng::is_packet(h.btype) {
+                    return Need::Have;
+                }
+                if h.btype == pcapng::SHB {
+                    self.big_endian = h.big_endian;
+                }
+                self.pos += h.len;
+                if self.pos > PREFIX_MAX {
+                    return Need::Stop;
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,518 @@
+//! The streaming capture reader: pcap-parser's buffered reader underneath (`create_reader`,
+//! `refill`, `grow`, `consume`, and `next` for the file header, SHBs and IDBs), packet records
+//! parsed in place so that a frame costs no allocation.
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use pcap_parser::pcapng::Block;
+use pcap_parser::traits::PcapReaderIterator;
+use pcap_parser::{PcapBlockOwned, PcapError};
+
+use super::classic::{self, Magic, MAX_RECORD_LEN};
+use super::error::CaptureError;
+use super::header::read_prefix;
+use super::input::{open_stream, Prefixed, Shared};
+use super::pcapng::{self, Head, Iface};
+use super::{CaptureFormat, Frame};
+
+/// Initial size of pcap-parser's buffer.
+const INITIAL_CAPACITY: usize = 1 << 20;
+/// Warnings kept; the rest are counted in one final line.
+const MAX_WARNINGS: usize = 100;
+
+/// Per-format reading state.
+#[derive(Debug)]
+enum Mode {
+    Classic {
+        big_endian: bool,
+        nanos: bool,
+        record_header_len: usize,
+        linktype: u32,
+        snaplen: u32,
+    },
+    Pcapng {
+        /// Byte order of the current section.
+        big_endian: bool,
+        /// Interfaces of the current section, by IDB order (pcapng 4.2: the interface id is
+        /// the IDB's index within its section).
+        ifaces: Vec<Iface>,
+        /// Number of SHBs seen.
+        sections: u32,
+    },
+}
+
+/// What the next bytes of the buffer are.
+enum Step {
+    Frame {
+        len: usize,
+        start: usize,
+        caplen: usize,
+        ts_ns: i64,
+        linktype: u32,
+        orig_len: u32,
+    },
+    /// A non-packet block of this length was handled or skipped.
+    Consume(usize),
+    /// The next record needs this many bytes in the buffer.
+    NeedMore(usize),
+    /// End of the stream at a record boundary.
+    Eof,
+    /// Unrecoverable problem: end reading with this warning.
+    Stop(String),
+}
+
+/// Streaming reader of classic pcap and pcapng captures, plain or gzip-compressed.
+pub struct CaptureReader {
+    inner: Box<dyn PcapReaderIterator + Send>,
+    format: CaptureFormat,
+    gzip: bool,
+    shared: Arc<Shared>,
+    mode: Mode,
+    capacity: usize,
+    /// Stream offset of the first byte of `inner.data()` (after `pending` is consumed).
+    pos: u64,
+    /// Length of the record returned last: consumed at the next call (the frame borrows it).
+    pending: usize,
+    frames: u64,
+    last_ts: i64,
+    done: bool,
+    warnings: Vec<String>,
+    suppressed: u64,
+    snaplen_warned: bool,
+    unknown_blocks_warned: Vec<u32>,
+}
+
+impl fmt::Debug for CaptureReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CaptureReader")
+            .field("format", &self.format)
+            .field("gzip", &self.gzip)
+            .field("pos", &self.pos)
+            .field("frames", &self.frames)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CaptureReader {
+    /// Opens a capture file (plain or gzip-compressed pcap / pcapng).
+    pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+        let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
+        Self::from_read(Box::new(file))
+    }
+
+    /// Reads a capture from any byte source; gzip (magic 1f 8b) is detected and decompressed.
+    pub fn from_read(r: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
+        let shared = Arc::new(Shared::default());
+        let (mut stream, gzip) =
+            open_stream(r, &shared).map_err(|source| CaptureError::Io { offset: 0, source })?;
+        let prefix = read_prefix(&mut *stream, gzip)?;
+        let magic = prefix.magic;
+        let capacity = INITIAL_CAPACITY.max(prefix.header_len.next_power_of_two());
+        let source = Prefixed::new(prefix.bytes, stream, shared.clone());
+        let bad = |e: PcapError<&[u8]>| CaptureError::BadHeader {
+            format: match magic {
+                Magic::Classic { .. } => "pcap",
+                Magic::Pcapng => "pcapng",
+            },
+            offset: 0,
+            reason: format!("pcap-parser: {}", describe(&e)),
+        };
+        let mut inner = pcap_parser::create_reader(capacity, source).map_err(bad)?;
+        let (format, mode, pos) = match magic {
+            Magic::Classic {
+                big_endian,
+                nanos,
+                modified,
+            } => {
+                // pcap-parser returns the file header as the first block.
+                let (n, linktype, snaplen) = match inner.next() {
+                    Ok((n, PcapBlockOwned::LegacyHeader(h))) => {
+                        (n, classic::linktype(h.network.0), h.snaplen)
+                    }
+                    Ok(_) => return Err(bad(PcapError::HeaderNotRecognized)),
+                    Err(e) => return Err(bad(e)),
+                };
+                inner.consume(n);
+                let mode = Mode::Classic {
+                    big_endian,
+                    nanos,
+                    record_header_len: classic::record_header_len(modified),
+                    linktype,
+                    snaplen,
+                };
+                (CaptureFormat::Pcap, mode, n as u64)
+            }
+            Magic::Pcapng => {
+                let mode = Mode::Pcapng {
+                    big_endian: false,
+                    ifaces: Vec::new(),
+                    sections: 0,
+                };
+                (CaptureFormat::Pcapng, mode, 0)
+            }
+        };
+        Ok(CaptureReader {
+            inner,
+            format,
+            gzip,
+            shared,
+            mode,
+            capacity,
+            pos,
+            pending: 0,
+            frames: 0,
+            last_ts: 0,
+            done: false,
+            warnings: Vec::new(),
+            suppressed: 0,
+            snaplen_warned: false,
+            unknown_blocks_warned: Vec::new(),
+        })
+    }
+
+    pub fn format(&self) -> CaptureFormat {
+        self.format
+    }
+
+    pub fn gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// Problems met after the header, each naming its byte offset.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Bytes of the underlying (compressed, if gzip) input consumed so far.
+    pub fn input_bytes_read(&self) -> u64 {
+        self.shared.input_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Frames returned so far.
+    pub fn frames_read(&self) -> u64 {
+        self.frames
+    }
+
+    /// Next frame, or None at the end. The frame borrows the reader's buffer. Problems end
+    /// reading with a warning (see [`Self::warnings`]); frames already returned stay valid.
+    pub fn next_frame(&mut self) -> Option<Frame<'_>> {
+        if self.pending > 0 {
+            self.inner.consume(self.pending);
+            self.pos += self.pending as u64;
+            self.pending = 0;
+        }
+        if self.done {
+            return None;
+        }
+        loop {
+            let step = match self.mode {
+                Mode::Classic { .. } => self.classic_step(),
+                Mode::Pcapng { .. } => self.pcapng_step(),
+            };
+            match step {
+                Step::Frame {
+                    len,
+                    start,
+                    caplen,
+                    ts_ns,
+                    linktype,
+                    orig_len,
+                } => {
+                    if start + caplen > self.inner.data().len() {
+                        self.stop(format!(
+                            "internal error: record at offset {} out of buffer",
+                            self.pos
+                        ));
+                        return None;
+                    }
+                    self.frames += 1;
+                    self.pending = len;
+                    self.last_ts = ts_ns;
+                    return Some(Frame {
+                        number: self.frames,
+                        ts_ns,
+                        linktype,
+                        data: &self.inner.data()[start..start + caplen],
+                        orig_len,
+                        offset: self.pos,
+                    });
+                }
+                Step::Consume(n) => {
+                    self.inner.consume(n);
+                    self.pos += n as u64;
+                }
+                Step::NeedMore(total) => {
+                    if !self.fill(total) {
+                        return None;
+                    }
+                }
+                Step::Eof => {
+                    self.done = true;
+                    self.flush_suppressed();
+                    return None;
+                }
+                Step::Stop(msg) => {
+                    self.stop(msg);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// One classic pcap record (draft-ietf-opsawg-pcap 5).
+    fn classic_step(&mut self) -> Step {
+        let Mode::Classic {
+            big_endian,
+            nanos,
+            record_header_len: hdr,
+            linktype,
+            snaplen,
+        } = self.mode
+        else {
+            return Step::Stop("internal error: not a classic pcap".into());
+        };
+        let data = self.inner.data();
+        if data.is_empty() && self.inner.reader_exhausted() {
+            return Step::Eof;
+        }
+        let Some(h) = (data.len() >= hdr)
+            .then(|| classic::record_head(data, big_endian))
+            .flatten()
+        else {
+            return Step::NeedMore(hdr);
+        };
+        if h.caplen > MAX_RECORD_LEN {
+            return Step::Stop(format!(
+                "bad record at offset {}: captured length {} exceeds {MAX_RECORD_LEN} bytes (corrupt record header)",
+                self.pos, h.caplen
+            ));
+        }
+        let total = hdr + h.caplen as usize;
+        if data.len() < total {
+            return Step::NeedMore(total);
+        }
+        // draft 4: SnapLen is the maximum number of octets captured per packet. Writers do get
+        // it wrong (Wireshark and libpcap accept such records), so it is only noted once.
+        if snaplen != 0 && h.caplen > snaplen && !self.snaplen_warned {
+            self.snaplen_warned = true;
+            let msg = format!(
+                "record at offset {}: captured length {} exceeds the file's snap length {snaplen} (kept)",
+                self.pos, h.caplen
+            );
+            push_warning(&mut self.warnings, &mut self.suppressed, msg);
+        }
+        Step::Frame {
+            len: total,
+            start: hdr,
+            caplen: h.caplen as usize,
+            ts_ns: classic::ts_ns(&h, nanos),
+            linktype,
+            orig_len: h.origlen,
+        }
+    }
+
+    /// One pcapng block (pcapng 3.1 framing, 4.x block types).
+    fn pcapng_step(&mut self) -> Step {
+        let Mode::Pcapng {
+            big_endian,
+            ref ifaces,
+            ..
+        } = self.mode
+        else {
+            return Step::Stop("internal error: not a pcapng".into());
+        };
+        let data = self.inner.data();
+        if data.is_empty() && self.inner.reader_exhausted() {
+            return Step::Eof;
+        }
+        let head = match pcapng::block_head(data, big_endian) {
+            Head::Block(h) => h,
+            Head::Short => return Step::NeedMore(12),
+            Head::Invalid(m) => {
+                return Step::Stop(format!("bad block at offset {}: {m}", self.pos))
+            }
+        };
+        if data.len() < head.len {
+            return Step::NeedMore(head.len);
+        }
+        let block = &data[..head.len];
+        if let Err(m) = pcapng::trailer_ok(block, &head) {
+            return Step::Stop(format!("bad block at offset {}: {m}", self.pos));
+        }
+        match head.btype {
+            pcapng::EPB | pcapng::SPB | pcapng::OPB => {
+                let p = match pcapng::packet(block, &head) {
+                    Ok(p) => p,
+                    Err(m) => {
+                        return Step::Stop(format!("bad packet block at offset {}: {m}", self.pos))
+                    }
+                };
+                let Some(iface) = ifaces.get(p.if_id as usize) else {
+                    // pcapng 4.3: the interface id must refer to an IDB of the section.
+                    return Step::Stop(format!(
+                        "bad packet block at offset {}: interface {} is not defined (the section has {})",
+                        self.pos,
+                        p.if_id,
+                        ifaces.len()
+                    ));
+                };
+                let caplen = if head.btype == pcapng::SPB && iface.snaplen != 0 {
+                    // pcapng 4.4: an SPB holds min(original length, snaplen) bytes.
+                    p.caplen.min(iface.snaplen as usize)
+                } else {
+                    p.caplen
+                };
+                Step::Frame {
+                    len: head.len,
+                    start: p.data_off,
+                    caplen,
+                    // pcapng 4.4: an SPB has no timestamp: repeat the previous one.
+                    ts_ns: p.ts.map_or(self.last_ts, |t| iface.ts_ns(t)),
+                    linktype: iface.linktype,
+                    orig_len: p.orig_len,
+                }
+            }
+            pcapng::SHB | pcapng::IDB => self.pcapng_header_block(head.len),
+            t if pcapng::is_known_skipped(t) => Step::Consume(head.len),
+            t => {
+                if !self.unknown_blocks_warned.contains(&t) && self.unknown_blocks_warned.len() < 16
+                {
+                    self.unknown_blocks_warned.push(t);
+                    let msg = format!(
+                        "unknown block type 0x{t:08x} at offset {} ({} bytes) skipped",
+                        self.pos, head.len
+                    );
+                    push_warning(&mut self.warnings, &mut self.suppressed, msg);
+                }
+                Step::Consume(head.len)
+            }
+        }
+    }
+
+    /// An SHB or IDB, parsed by pcap-parser (which also tracks the section's byte order).
+    fn pcapng_header_block(&mut self, len: usize) -> Step {
+        let pos = self.pos;
+        let Mode::Pcapng {
+            ref mut big_endian,
+            ref mut ifaces,
+            ref mut sections,
+        } = self.mode
+        else {
+            return Step::Stop("internal error: not a pcapng".into());
+        };
+        let mut warning = None;
+        let step = match self.inner.next() {
+            Ok((_, PcapBlockOwned::NG(Block::SectionHeader(shb)))) => {
+                // pcapng 4.1: a new section starts; its interfaces replace the previous ones.
+                *big_endian = shb.big_endian();
+                ifaces.clear();
+                *sections += 1;
+                if shb.major_version != 1 {
+                    Step::Stop(format!(
+                        "SHB at offset {pos}: unsupported pcapng version {}.{}",
+                        shb.major_version, shb.minor_version
+                    ))
+                } else {
+                    Step::Consume(len)
+                }
+            }
+            Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(idb)))) => {
+                let (iface, w) = Iface::from_idb(&idb, *big_endian);
+                warning = w.map(|w| format!("IDB at offset {pos}: {w}"));
+                ifaces.push(iface);
+                Step::Consume(len)
+            }
+            Ok(_) => Step::Consume(len),
+            Err(e) => Step::Stop(format!("bad block at offset {pos}: {}", describe(&e))),
+        };
+        if let Some(w) = warning {
+            push_warning(&mut self.warnings, &mut self.suppressed, w);
+        }
+        step
+    }
+
+    /// Makes `total` bytes available in the buffer (growing it if needed). False = reading
+    /// ended with a warning.
+    fn fill(&mut self, total: usize) -> bool {
+        if total > self.capacity {
+            // Bounded: classic records <= 256 KiB, pcapng blocks <= MAX_BLOCK_LEN (checked).
+            let new_cap = total.next_power_of_two();
+            self.inner.grow(new_cap);
+            self.capacity = new_cap;
+        }
+        let what = match self.format {
+            CaptureFormat::Pcap => "record",
+            CaptureFormat::Pcapng => "block",
+        };
+        if self.inner.reader_exhausted() {
+            let have = self.inner.data().len();
+            self.stop(format!(
+                "truncated {what} at offset {}: {have} of {total} bytes present at the end of the {}",
+                self.pos,
+                if self.gzip { "decompressed stream" } else { "file" }
+            ));
+            return false;
+        }
+        if self.inner.refill().is_err() {
+            let (offset, msg) = self
+                .shared
+                .error
+                .lock()
+                .ok()
+                .and_then(|mut e| e.take())
+                .unwrap_or((self.pos, "read error".into()));
+            let kind = if self.gzip {
+                "corrupt gzip stream at decompressed offset"
+            } else {
+                "I/O error at offset"
+            };
+            self.stop(format!(
+                "{kind} {offset}: {msg}; the {what} at offset {} is incomplete",
+                self.pos
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// Ends reading with a warning.
+    fn stop(&mut self, msg: String) {
+        self.done = true;
+        let msg = format!("{msg}; kept {} frames", self.frames);
+        // The final warning is always kept, even past the limit.
+        self.warnings.push(msg);
+        self.flush_suppressed();
+    }
+
+    fn flush_suppressed(&mut self) {
+        if self.suppressed > 0 {
+            self.warnings
+                .push(format!("{} more warnings not shown", self.suppressed));
+            self.suppressed = 0;
+        }
+    }
+}
+
+/// Adds a warning, counting the ones past the limit.
+fn push_warning(list: &mut Vec<String>, suppressed: &mut u64, msg: String) {
+    if list.len() < MAX_WARNINGS {
+        list.push(msg);
+    } else {
+        *suppressed += 1;
+    }
+}
+
+/// A short description of a pcap-parser error (its Display dumps the whole input).
+fn describe(e: &PcapError<&[u8]>) -> String {
+    match e {
+        PcapError::NomError(_, kind) => format!("parse error ({kind:?})"),
+        PcapError::OwnedNomError(_, kind) => format!("parse error ({kind:?})"),
+        other => other.to_string(),
+    }
+}

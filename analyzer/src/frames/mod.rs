@@ -1,0 +1,323 @@
+//! Every polars DataFrame the analyzer produces, built once from column vectors, and their export
+//! to CSV / Parquet / JSON. The only module that imports polars (`infer` holds the inference tables).
+
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::analyze::CaptureAnalysis;
+use crate::sctp::chunk_type_name;
+
+mod infer;
+
+/// A named table of one capture.
+pub struct Table {
+    pub name: &'static str,
+    pub df: DataFrame,
+}
+
+/// File formats the tables can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableFormat {
+    Csv,
+    Parquet,
+    Json,
+}
+
+impl TableFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            TableFormat::Csv => "csv",
+            TableFormat::Parquet => "parquet",
+            TableFormat::Json => "json",
+        }
+    }
+}
+
+pub(crate) fn col<T, S>(name: &str, v: S) -> Column
+where
+    Series: NamedFrom<S, T>,
+    T: ?Sized,
+{
+    Column::new(name.into(), v)
+}
+
+/// All tables of one capture: `associations`, `paths`, and `chunks` when rows were kept.
+pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
+    let mut out = vec![
+        Table {
+            name: "associations",
+            df: associations(c)?,
+        },
+        Table {
+            name: "paths",
+            df: paths(c)?,
+        },
+        Table {
+            name: "path_metrics",
+            df: infer::path_metrics(c)?,
+        },
+        Table {
+            name: "rtt_samples",
+            df: infer::rtt_samples(c)?,
+        },
+        Table {
+            name: "sack_delays",
+            df: infer::sack_delays(c)?,
+        },
+        Table {
+            name: "timeouts",
+            df: infer::timeouts(c)?,
+        },
+        Table {
+            name: "retransmissions",
+            df: infer::retransmissions(c)?,
+        },
+        Table {
+            name: "failovers",
+            df: infer::failovers(c)?,
+        },
+        Table {
+            name: "messages",
+            df: infer::messages(c)?,
+        },
+    ];
+    if c.chunks.is_some() {
+        out.push(Table {
+            name: "chunks",
+            df: chunks(c)?,
+        });
+    }
+    Ok(out)
+}
+
+fn associations(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let a = &c.associations;
+    let addrs = |ep: usize| -> Vec<String> {
+        a.iter()
+            .map(|x| {
+                x.endpoints[ep]
+                    .addresses
+                    .iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    let chunk_summary: Vec<String> = a
+        .iter()
+        .map(|x| {
+            x.chunk_counts
+                .iter()
+                .map(|(t, n)| format!("{}:{n}", chunk_type_name(*t)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    DataFrame::new_infer_height(vec![
+        col("capture", vec![c.file.as_str(); a.len()]),
+        col("assoc", a.iter().map(|x| x.id as u32).collect::<Vec<_>>()),
+        col(
+            "port_0",
+            a.iter()
+                .map(|x| x.endpoints[0].port as u32)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "vtag_0",
+            a.iter().map(|x| x.endpoints[0].vtag).collect::<Vec<_>>(),
+        ),
+        col("addresses_0", addrs(0)),
+        col(
+            "port_1",
+            a.iter()
+                .map(|x| x.endpoints[1].port as u32)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "vtag_1",
+            a.iter().map(|x| x.endpoints[1].vtag).collect::<Vec<_>>(),
+        ),
+        col("addresses_1", addrs(1)),
+        col(
+            "handshake_seen",
+            a.iter().map(|x| x.handshake_seen).collect::<Vec<_>>(),
+        ),
+        col(
+            "first_s",
+            a.iter().map(|x| c.rel_s(x.first_ns)).collect::<Vec<_>>(),
+        ),
+        col(
+            "last_s",
+            a.iter().map(|x| c.rel_s(x.last_ns)).collect::<Vec<_>>(),
+        ),
+        col("packets", a.iter().map(|x| x.packets).collect::<Vec<_>>()),
+        col(
+            "data_bytes",
+            a.iter().map(|x| x.data_bytes).collect::<Vec<_>>(),
+        ),
+        col(
+            "bad_checksums",
+            a.iter().map(|x| x.bad_checksums).collect::<Vec<_>>(),
+        ),
+        col(
+            "handshake_ms",
+            a.iter()
+                .map(|x| x.handshake_ns().map(|n| n as f64 / 1e6))
+                .collect::<Vec<_>>(),
+        ),
+        col("aborted", a.iter().map(|x| x.aborted).collect::<Vec<_>>()),
+        col("chunks", chunk_summary),
+    ])
+}
+
+fn paths(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let rows: Vec<_> = c
+        .associations
+        .iter()
+        .flat_map(|a| a.paths.iter().map(move |p| (a.id as u32, p)))
+        .collect();
+    DataFrame::new_infer_height(vec![
+        col("capture", vec![c.file.as_str(); rows.len()]),
+        col("assoc", rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+        col(
+            "sender",
+            rows.iter().map(|r| r.1.sender as u32).collect::<Vec<_>>(),
+        ),
+        col(
+            "src",
+            rows.iter().map(|r| r.1.src.to_string()).collect::<Vec<_>>(),
+        ),
+        col(
+            "dst",
+            rows.iter().map(|r| r.1.dst.to_string()).collect::<Vec<_>>(),
+        ),
+        col(
+            "packets",
+            rows.iter().map(|r| r.1.packets).collect::<Vec<_>>(),
+        ),
+        col(
+            "data_chunks",
+            rows.iter().map(|r| r.1.data_chunks).collect::<Vec<_>>(),
+        ),
+        col(
+            "data_bytes",
+            rows.iter().map(|r| r.1.data_bytes).collect::<Vec<_>>(),
+        ),
+        col(
+            "first_s",
+            rows.iter()
+                .map(|r| c.rel_s(r.1.first_ns))
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "last_s",
+            rows.iter()
+                .map(|r| c.rel_s(r.1.last_ns))
+                .collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+fn chunks(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let Some(r) = &c.chunks else {
+        return Ok(DataFrame::empty());
+    };
+    let first = c.first_ns.unwrap_or(0);
+    let u32s = |v: &[Option<u16>]| v.iter().map(|x| x.map(u32::from)).collect::<Vec<_>>();
+    DataFrame::new_infer_height(vec![
+        col("capture", vec![c.file.as_str(); r.len()]),
+        col("frame", r.frame.clone()),
+        col(
+            "time_s",
+            r.ts_ns
+                .iter()
+                .map(|t| (t - first) as f64 / 1e9)
+                .collect::<Vec<_>>(),
+        ),
+        col("assoc", r.assoc.clone()),
+        col(
+            "sender",
+            r.sender.iter().map(|&s| s as u32).collect::<Vec<_>>(),
+        ),
+        col(
+            "src",
+            r.src.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        ),
+        col(
+            "dst",
+            r.dst.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        ),
+        col(
+            "type",
+            r.ctype
+                .iter()
+                .map(|&t| chunk_type_name(t).into_owned())
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "flags",
+            r.flags.iter().map(|&f| f as u32).collect::<Vec<_>>(),
+        ),
+        col(
+            "length",
+            r.length.iter().map(|&l| l as u32).collect::<Vec<_>>(),
+        ),
+        col("truncated", r.truncated.clone()),
+        col("checksum_ok", r.checksum_ok.clone()),
+        col("tsn", r.tsn.clone()),
+        col("stream", u32s(&r.stream)),
+        col("ssn_mid", r.ssn_mid.clone()),
+        col("ppid", r.ppid.clone()),
+        col("payload_len", r.payload_len.clone()),
+        col("cum_tsn_ack", r.cum_tsn_ack.clone()),
+        col("a_rwnd", r.a_rwnd.clone()),
+        col("gap_blocks", u32s(&r.gap_blocks)),
+        col("dup_tsns", u32s(&r.dup_tsns)),
+    ])
+}
+
+/// Writes one table to `path` in `fmt`.
+pub fn write_table(df: &mut DataFrame, path: &Path, fmt: TableFormat) -> PolarsResult<()> {
+    let file = File::create(path)?;
+    match fmt {
+        TableFormat::Csv => CsvWriter::new(file).finish(df),
+        TableFormat::Parquet => ParquetWriter::new(file).finish(df).map(|_| ()),
+        TableFormat::Json => JsonWriter::new(file)
+            .with_json_format(JsonFormat::Json)
+            .finish(df),
+    }
+}
+
+/// Reads a Parquet file back (tests, dashboard).
+pub fn read_parquet(path: &Path) -> PolarsResult<DataFrame> {
+    ParquetReader::new(File::open(path)?).finish()
+}
+
+/// Renders a table as text (for the terminal).
+pub fn to_text(df: &DataFrame) -> String {
+    format!("{df}")
+}
+
+/// Stacks the tables of several captures by name (all have a `capture` column or frame ids).
+pub fn stack(per_capture: Vec<Vec<Table>>) -> PolarsResult<Vec<Table>> {
+    let mut out: Vec<Table> = Vec::new();
+    for tables in per_capture {
+        for t in tables {
+            match out.iter_mut().find(|o| o.name == t.name) {
+                Some(o) => {
+                    o.df.vstack_mut(&t.df)?;
+                }
+                None => out.push(t),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes CSV to any writer (stdout).
+pub fn write_csv_to(df: &mut DataFrame, w: &mut dyn std::io::Write) -> PolarsResult<()> {
+    CsvWriter::new(w).finish(df)
+}

@@ -1,0 +1,810 @@
+//! Per-direction TSN bookkeeping (one DATA sender and its peer's SACKs): RTT samples, lone-packet
+//! SACK latencies, retransmissions, T3-rtx expiries, failover and failback, messages.
+
+use std::collections::VecDeque;
+use std::net::IpAddr;
+
+use super::events::*;
+use super::stats::Samples;
+use crate::assoc::PacketCtx;
+use crate::sctp::{DataChunk, SackChunk};
+use crate::serial;
+
+/// TSNs tracked at most per direction; older ones are forgotten (bounded memory).
+const MAX_TSNS: usize = 1 << 20;
+/// Event rows kept per direction (retransmissions, samples, messages); past this only counted.
+pub const MAX_ROWS: usize = 200_000;
+/// RFC 9260 7.2.4: fast retransmit on the third miss indication.
+const FAST_RTX_MISSES: u8 = 3;
+
+#[derive(Debug, Clone, Copy)]
+struct TsnEntry {
+    first_ns: i64,
+    last_ns: i64,
+    first_frame: u64,
+    first_path: PathIdx,
+    last_path: PathIdx,
+    pkt: u64,
+    tx: u8,
+    miss: u8,
+    gap_acked: bool,
+    /// Its transmission was captured (false for holes below a higher TSN).
+    seen: bool,
+    ibit: bool,
+    /// Index of its latest retransmission row.
+    rtx_row: Option<u32>,
+}
+
+/// Per-destination state and counters of a direction.
+#[derive(Debug, Clone)]
+pub struct DstState {
+    pub addr: IpAddr,
+    pub new_data_chunks: u64,
+    pub new_data_bytes: u64,
+    pub retransmissions: u64,
+    pub rtt: Samples,
+    pub rtt_multi: Samples,
+    pub hb_rtt: Samples,
+    /// New DATA bytes per second of capture time (throughput over time).
+    pub bytes_per_s: Vec<u64>,
+    outstanding: u32,
+    timer_start: Option<(i64, TimerStart)>,
+    /// Timeouts since the last RTT sample on this path (backoff rank of the next one).
+    consecutive_timeouts: u32,
+    last_timeout: Option<u32>,
+    /// First-transmission time of the latest TSN acknowledged in its original transmission.
+    last_good_ns: i64,
+    /// Earliest original transmission never acknowledged since `last_good_ns`.
+    lost_since: Option<(i64, u64)>,
+    /// Timeouts since `lost_since` was set.
+    episode_timeouts: Vec<u32>,
+    /// First retransmissions of originals sent here since `lost_since` was set (row indices).
+    episode_rtx: Vec<u32>,
+    /// RFC 9260 6.3.1 estimator state in ms.
+    srtt: Option<f64>,
+    rttvar: f64,
+    /// Last HEARTBEAT-ACK received for this destination.
+    pub last_hb_ack_ns: Option<i64>,
+}
+
+impl DstState {
+    fn new(addr: IpAddr) -> Self {
+        DstState {
+            addr,
+            new_data_chunks: 0,
+            new_data_bytes: 0,
+            retransmissions: 0,
+            rtt: Samples::default(),
+            rtt_multi: Samples::default(),
+            hb_rtt: Samples::default(),
+            bytes_per_s: Vec::new(),
+            outstanding: 0,
+            timer_start: None,
+            consecutive_timeouts: 0,
+            last_timeout: None,
+            last_good_ns: i64::MIN,
+            lost_since: None,
+            episode_timeouts: Vec::new(),
+            episode_rtx: Vec::new(),
+            srtt: None,
+            rttvar: 0.0,
+            last_hb_ack_ns: None,
+        }
+    }
+
+    /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.
+    fn estimate(&mut self, r_ms: f64) -> f64 {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r_ms);
+                self.rttvar = r_ms / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r_ms).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r_ms);
+            }
+        }
+        self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
+    }
+
+    /// The current RFC estimate SRTT + 4 RTTVAR in ms (no RTO.min clamp).
+    pub fn est_rto_ms(&self) -> Option<f64> {
+        self.srtt.map(|s| s + 4.0 * self.rttvar)
+    }
+
+    /// Base RTT (METRICS.md): min of heartbeat RTTs and multi-packet data RTT samples, ms.
+    pub fn base_rtt_ms(&self) -> Option<f64> {
+        match (self.hb_rtt.min(), self.rtt_multi.min()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Inference state of one direction: DATA from one endpoint, SACKs from the other.
+#[derive(Debug, Clone, Default)]
+pub struct DirInfer {
+    pub dsts: Vec<DstState>,
+    tsns: VecDeque<TsnEntry>,
+    base_tsn: u32,
+    cum_ack: Option<u32>,
+    pub data_chunks: u64,
+    pub data_packets: u64,
+    pub ibit_chunks: u64,
+    pub sacks: u64,
+    /// SACKs by the number of DATA packets they newly acknowledged (index 8 = 8 or more).
+    pub acked_pkts_hist: [u64; 9],
+    pub forgotten_tsns: u64,
+    pkt_seq: u64,
+    in_data_packet: bool,
+    cur_pkt_ibit: bool,
+    last_data_ns: i64,
+    last_data_pkt: u64,
+    first_data_pkt: Option<u64>,
+    /// A HEARTBEAT from the data sender since the last DATA (flushes a delayed SACK).
+    hb_since_data: bool,
+    prev_sack_had_gaps: bool,
+    /// Destination that carried new DATA until now, and the one before a failover.
+    cur_dst: Option<PathIdx>,
+    pub rtt_rows: Vec<RttSample>,
+    pub lone_acks: Vec<LoneAck>,
+    pub timeouts: Vec<Timeout>,
+    pub retransmissions: Vec<Retransmission>,
+    pub rtx_fast: u64,
+    pub rtx_timeout: u64,
+    pub failovers: Vec<Failover>,
+    pub failbacks: Vec<Failback>,
+    pub messages: Vec<Message>,
+    pub message_starts: Samples,
+    pub transfer_ms: Samples,
+    pending_msgs: VecDeque<Message>,
+    open_msg: Option<Message>,
+    pub max_gap_ns: i64,
+    last_msg_start_ns: Option<i64>,
+    pub burst_starts: u64,
+    pub deadline_missed: u64,
+    pub first_ns: Option<i64>,
+    pub dropped_rows: u64,
+    last_delivery: Option<i64>,
+}
+
+impl DirInfer {
+    /// Index of destination `addr`, created on first use.
+    pub fn dst(&mut self, addr: IpAddr) -> PathIdx {
+        if let Some(i) = self.dsts.iter().position(|d| d.addr == addr) {
+            return i as PathIdx;
+        }
+        if self.dsts.len() >= PathIdx::MAX as usize {
+            return (self.dsts.len() - 1) as PathIdx;
+        }
+        self.dsts.push(DstState::new(addr));
+        (self.dsts.len() - 1) as PathIdx
+    }
+
+    pub fn packet_start(&mut self) {
+        self.in_data_packet = false;
+        self.cur_pkt_ibit = false;
+    }
+
+    /// The data sender sent a HEARTBEAT: RFC 9260 6.2 lets the receiver bundle the pending SACK.
+    pub fn heartbeat_from_sender(&mut self) {
+        self.hb_since_data = true;
+    }
+
+    fn entry_idx(&self, tsn: u32) -> Option<usize> {
+        if self.tsns.is_empty() {
+            return None;
+        }
+        let off = tsn.wrapping_sub(self.base_tsn) as usize;
+        (off < self.tsns.len() && serial::ge(tsn, self.base_tsn)).then_some(off)
+    }
+
+    fn highest(&self) -> Option<u32> {
+        (!self.tsns.is_empty()).then(|| self.base_tsn.wrapping_add(self.tsns.len() as u32 - 1))
+    }
+
+    /// A DATA or I-DATA chunk (RFC 9260 3.3.1, RFC 8260 2.1) sent by this direction's sender.
+    pub fn data(&mut self, ctx: &PacketCtx, d: &DataChunk, deadline_ns: Option<i64>) {
+        let path = self.dst(ctx.dst);
+        if !self.in_data_packet {
+            self.in_data_packet = true;
+            self.pkt_seq += 1;
+            self.data_packets += 1;
+            self.first_data_pkt.get_or_insert(self.pkt_seq);
+        }
+        self.first_ns.get_or_insert(ctx.ts_ns);
+        self.data_chunks += 1;
+        if d.flag_i {
+            self.ibit_chunks += 1;
+            self.cur_pkt_ibit = true;
+        }
+        self.last_data_ns = ctx.ts_ns;
+        self.last_data_pkt = self.pkt_seq;
+        self.hb_since_data = false;
+
+        let below_cum = self.cum_ack.is_some_and(|c| serial::le(d.tsn, c));
+        let is_new = !below_cum && self.highest().is_none_or(|h| serial::gt(d.tsn, h));
+        if is_new {
+            self.new_tsn(ctx, d, path, deadline_ns);
+            return;
+        }
+        match self.entry_idx(d.tsn) {
+            Some(i) if self.tsns[i].seen => self.retransmit(ctx, d.tsn, i, path),
+            Some(i) => {
+                // A hole filled: the first transmission we see of this TSN.
+                let pkt = self.pkt_seq;
+                let e = &mut self.tsns[i];
+                e.seen = true;
+                e.first_ns = ctx.ts_ns;
+                e.last_ns = ctx.ts_ns;
+                e.first_frame = ctx.frame;
+                e.first_path = path;
+                e.last_path = path;
+                e.pkt = pkt;
+                e.tx = 1;
+                e.ibit = d.flag_i;
+                self.dsts[path as usize].outstanding += 1;
+            }
+            None if below_cum => {
+                // Retransmission of a TSN already acknowledged: the original was delivered.
+                self.push_rtx(Retransmission {
+                    tsn: d.tsn,
+                    t_ns: ctx.ts_ns,
+                    frame: ctx.frame,
+                    orig_t_ns: ctx.ts_ns,
+                    orig_frame: ctx.frame,
+                    orig_path: path,
+                    path,
+                    kind: RtxKind::Timeout,
+                    timeout: None,
+                    spurious: Some("already acknowledged"),
+                });
+                self.rtx_timeout += 1;
+                self.dsts[path as usize].retransmissions += 1;
+            }
+            None => {}
+        }
+    }
+
+    fn new_tsn(&mut self, ctx: &PacketCtx, d: &DataChunk, path: PathIdx, deadline_ns: Option<i64>) {
+        if self.tsns.is_empty() {
+            self.base_tsn = d.tsn;
+        } else if let Some(h) = self.highest() {
+            // Holes: TSNs the capture did not show (lost before a receiver-side capture).
+            let gap = serial::diff(h, d.tsn) - 1;
+            if gap > MAX_TSNS as i64 {
+                self.forgotten_tsns += self.tsns.len() as u64;
+                self.tsns.clear();
+                self.base_tsn = d.tsn;
+            } else {
+                for _ in 0..gap {
+                    self.tsns.push_back(TsnEntry {
+                        first_ns: ctx.ts_ns,
+                        last_ns: ctx.ts_ns,
+                        first_frame: 0,
+                        first_path: path,
+                        last_path: path,
+                        pkt: 0,
+                        tx: 0,
+                        miss: 0,
+                        gap_acked: false,
+                        seen: false,
+                        ibit: false,
+                        rtx_row: None,
+                    });
+                }
+            }
+        }
+        self.tsns.push_back(TsnEntry {
+            first_ns: ctx.ts_ns,
+            last_ns: ctx.ts_ns,
+            first_frame: ctx.frame,
+            first_path: path,
+            last_path: path,
+            pkt: self.pkt_seq,
+            tx: 1,
+            miss: 0,
+            gap_acked: false,
+            seen: true,
+            ibit: d.flag_i,
+            rtx_row: None,
+        });
+        while self.tsns.len() > MAX_TSNS {
+            self.tsns.pop_front();
+            self.base_tsn = self.base_tsn.wrapping_add(1);
+            self.forgotten_tsns += 1;
+        }
+        let first_ns = self.first_ns.unwrap_or(ctx.ts_ns);
+        let dst = &mut self.dsts[path as usize];
+        dst.new_data_chunks += 1;
+        dst.new_data_bytes += d.payload_len as u64;
+        dst.outstanding += 1;
+        let sec = ((ctx.ts_ns - first_ns).max(0) / 1_000_000_000) as usize;
+        if sec < 1 << 20 {
+            if dst.bytes_per_s.len() <= sec {
+                dst.bytes_per_s.resize(sec + 1, 0);
+            }
+            dst.bytes_per_s[sec] += d.payload_len as u64;
+        }
+        // RFC 9260 6.3.2 R1: DATA sent with no T3-rtx timer running starts it.
+        if dst.timer_start.is_none() {
+            dst.timer_start = Some((ctx.ts_ns, TimerStart::Send));
+        }
+        self.switch_check(ctx, path);
+        self.message_chunk(ctx, d, deadline_ns);
+    }
+
+    /// Failover (new DATA to another destination) and failback (back to the old primary).
+    fn switch_check(&mut self, ctx: &PacketCtx, path: PathIdx) {
+        let Some(cur) = self.cur_dst else {
+            self.cur_dst = Some(path);
+            return;
+        };
+        if cur == path {
+            return;
+        }
+        self.cur_dst = Some(path);
+        if let Some(last) = self.failovers.last() {
+            if last.from == path && last.to == cur {
+                self.failbacks.push(Failback {
+                    t_ns: ctx.ts_ns,
+                    frame: ctx.frame,
+                    to: path,
+                });
+                return;
+            }
+        }
+        let old = &self.dsts[cur as usize];
+        self.failovers.push(Failover {
+            t_ns: ctx.ts_ns,
+            frame: ctx.frame,
+            from: cur,
+            to: path,
+            outage_start_ns: old.lost_since.map(|l| l.0),
+            outage_frame: old.lost_since.map(|l| l.1),
+            timeouts: old.episode_timeouts.clone(),
+            episode_rtx: old.episode_rtx.clone(),
+            spurious: false,
+            evidence: Vec::new(),
+            cause: None,
+            recommendation: None,
+            pmr: None,
+        });
+    }
+
+    fn message_chunk(&mut self, ctx: &PacketCtx, d: &DataChunk, deadline_ns: Option<i64>) {
+        // RFC 9260 3.3.1: B marks the first fragment of a user message, E the last.
+        if d.flag_b || self.open_msg.is_none() {
+            if let Some(prev) = self.last_msg_start_ns {
+                let gap = ctx.ts_ns - prev;
+                self.message_starts.push(gap as f64 / 1e6);
+                if gap < 1_000_000 {
+                    self.burst_starts += 1;
+                }
+            }
+            self.last_msg_start_ns = Some(ctx.ts_ns);
+            self.open_msg = Some(Message {
+                stream: d.stream_id,
+                ssn_mid: d.ssn_or_mid,
+                first_tsn: d.tsn,
+                last_tsn: d.tsn,
+                bytes: 0,
+                start_ns: ctx.ts_ns,
+                frame: ctx.frame,
+                done_ns: None,
+            });
+        }
+        if let Some(m) = &mut self.open_msg {
+            m.last_tsn = d.tsn;
+            m.bytes = m.bytes.saturating_add(d.payload_len);
+        }
+        if d.flag_e {
+            if let Some(m) = self.open_msg.take() {
+                let _ = deadline_ns;
+                if self.pending_msgs.len() < MAX_ROWS {
+                    self.pending_msgs.push_back(m);
+                }
+            }
+        }
+    }
+
+    fn push_rtx(&mut self, r: Retransmission) -> Option<u32> {
+        if self.retransmissions.len() >= MAX_ROWS {
+            self.dropped_rows += 1;
+            return None;
+        }
+        self.retransmissions.push(r);
+        Some(self.retransmissions.len() as u32 - 1)
+    }
+
+    /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
+    fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
+        let e = self.tsns[i];
+        let kind = if e.miss >= FAST_RTX_MISSES {
+            self.rtx_fast += 1;
+            RtxKind::Fast
+        } else {
+            self.rtx_timeout += 1;
+            RtxKind::Timeout
+        };
+        let timer_path = e.last_path;
+        let timeout = if kind == RtxKind::Timeout {
+            Some(self.timeout_event(ctx, tsn, &e, timer_path, path))
+        } else {
+            None
+        };
+        let row = self.push_rtx(Retransmission {
+            tsn,
+            t_ns: ctx.ts_ns,
+            frame: ctx.frame,
+            orig_t_ns: e.first_ns,
+            orig_frame: e.first_frame,
+            orig_path: e.first_path,
+            path,
+            kind,
+            timeout,
+            spurious: None,
+        });
+        // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting).
+        if e.tx == 1 {
+            let od = &mut self.dsts[e.first_path as usize];
+            if e.first_ns > od.last_good_ns && od.lost_since.is_none_or(|l| e.first_ns < l.0) {
+                if od.lost_since.is_none() {
+                    od.episode_timeouts.clear();
+                    od.episode_rtx.clear();
+                    if let Some(t) = timeout {
+                        od.episode_timeouts.push(t);
+                    }
+                }
+                od.lost_since = Some((e.first_ns, e.first_frame));
+            }
+            if od.lost_since.is_some() && od.episode_rtx.len() < 4096 {
+                if let Some(r) = row {
+                    od.episode_rtx.push(r);
+                }
+            }
+        }
+        let ent = &mut self.tsns[i];
+        ent.tx = ent.tx.saturating_add(1);
+        ent.miss = 0;
+        ent.last_ns = ctx.ts_ns;
+        ent.rtx_row = row;
+        if ent.last_path != path {
+            let from = ent.last_path;
+            ent.last_path = path;
+            self.dsts[from as usize].outstanding =
+                self.dsts[from as usize].outstanding.saturating_sub(1);
+            self.dsts[path as usize].outstanding += 1;
+            if self.dsts[from as usize].outstanding == 0 && kind == RtxKind::Timeout {
+                self.dsts[from as usize].timer_start = None;
+            }
+        }
+        self.dsts[path as usize].retransmissions += 1;
+        let dst = &mut self.dsts[path as usize];
+        if dst.timer_start.is_none() {
+            dst.timer_start = Some((ctx.ts_ns, TimerStart::Send));
+        }
+    }
+
+    /// Groups timeout retransmissions into T3-rtx expiries and returns the expiry's index.
+    fn timeout_event(
+        &mut self,
+        ctx: &PacketCtx,
+        tsn: u32,
+        e: &TsnEntry,
+        timer_path: PathIdx,
+        to: PathIdx,
+    ) -> u32 {
+        let dst = &self.dsts[timer_path as usize];
+        if let Some(li) = dst.last_timeout {
+            let last = &self.timeouts[li as usize];
+            // Chunks marked by one expiry go out as cwnd allows (RFC 9260 7.2.3: cwnd = 1 MTU):
+            // a chunk not yet retransmitted since that expiry, within half its RTO, belongs to it.
+            let window = last.observed_rto_ns.unwrap_or(0).max(20_000_000) / 2;
+            if e.last_ns < last.t_ns && ctx.ts_ns - last.t_ns < window {
+                let li = li as usize;
+                self.timeouts[li].chunks += 1;
+                return li as u32;
+            }
+        }
+        let (start_ns, kind) = match dst.timer_start {
+            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
+            _ => (Some(e.last_ns), TimerStart::Unknown),
+        };
+        let backoff = dst.consecutive_timeouts;
+        let est_rto_ms = dst.est_rto_ms();
+        self.timeouts.push(Timeout {
+            est_rto_ms,
+            t_ns: ctx.ts_ns,
+            frame: ctx.frame,
+            path: timer_path,
+            to_path: to,
+            timer_start: kind,
+            timer_start_ns: start_ns,
+            observed_rto_ns: start_ns.map(|s| ctx.ts_ns - s),
+            backoff,
+            chunks: 1,
+            first_tsn: tsn,
+        });
+        let idx = self.timeouts.len() as u32 - 1;
+        let dst = &mut self.dsts[timer_path as usize];
+        dst.consecutive_timeouts += 1;
+        dst.last_timeout = Some(idx);
+        if dst.lost_since.is_some() {
+            dst.episode_timeouts.push(idx);
+        }
+        // RFC 9260 6.3.3 E3: the timer is restarted; it only runs while data is outstanding.
+        dst.timer_start = Some((ctx.ts_ns, TimerStart::Expiry));
+        idx
+    }
+
+    /// A SACK or NR-SACK (RFC 9260 3.3.4, 6.2.1) from the peer acknowledging this direction.
+    /// Drops the lone-packet SACK candidates taken at or after `t_ns`: a HEARTBEAT the SACK
+    /// sender sent with them or within 2 ms flushed them (RFC 9260 6.2 allows bundling).
+    pub fn drop_lone_acks_since(&mut self, t_ns: i64) {
+        while self.lone_acks.last().is_some_and(|l| l.t_ns >= t_ns) {
+            self.lone_acks.pop();
+        }
+    }
+
+    /// `hb_flush`: the SACK sender sent a HEARTBEAT within 2 ms before this SACK.
+    pub fn sack(
+        &mut self,
+        ctx: &PacketCtx,
+        s: &SackChunk<'_>,
+        deadline_ns: Option<i64>,
+        hb_flush: bool,
+    ) {
+        self.sacks += 1;
+        let mut newly_pkts = 0u32;
+        let mut last_pkt = u64::MAX;
+        let mut lone_pkt: Option<u64> = None;
+        let mut sample: Option<(TsnEntry, u32)> = None;
+        let mut acked_paths: u64 = 0;
+        let old_cum = self.cum_ack;
+        let cum = s.cum_tsn_ack;
+        let advanced = old_cum.is_none_or(|c| serial::gt(cum, c));
+        let has_gaps = s.n_gap_blocks > 0;
+        let has_dups = s.n_dup_tsns > 0;
+
+        let mut on_ack = |this: &mut Self, e: TsnEntry, tsn: u32| {
+            if !e.seen {
+                return;
+            }
+            if e.pkt != last_pkt {
+                newly_pkts += 1;
+                last_pkt = e.pkt;
+                lone_pkt = Some(e.pkt);
+            }
+            acked_paths |= 1u64 << (e.last_path.min(63));
+            let d = &mut this.dsts[e.last_path as usize];
+            d.outstanding = d.outstanding.saturating_sub(1);
+            if e.tx == 1 {
+                // Karn (RFC 9260 6.3.1 C5): only never-retransmitted TSNs give RTT samples.
+                if sample.is_none_or(|(s, _)| e.first_ns > s.first_ns) {
+                    sample = Some((e, tsn));
+                }
+                let od = &mut this.dsts[e.first_path as usize];
+                od.last_good_ns = od.last_good_ns.max(e.first_ns);
+                if od.lost_since.is_some_and(|l| e.first_ns > l.0) {
+                    od.lost_since = None;
+                    od.episode_timeouts.clear();
+                    od.episode_rtx.clear();
+                }
+                // RFC 9260 8.2: an acknowledgement clears the destination's error count.
+                od.consecutive_timeouts = 0;
+            } else if let Some(r) = e.rtx_row {
+                // Eifel-like: acknowledged sooner after the retransmission than a round trip
+                // of the retransmission's path allows, so the original got there.
+                let rt = ctx.ts_ns - e.last_ns;
+                if let Some(base) = this.dsts[e.last_path as usize].base_rtt_ms() {
+                    if (rt as f64) < 0.5 * base * 1e6 {
+                        if let Some(row) = this.retransmissions.get_mut(r as usize) {
+                            row.spurious.get_or_insert(
+                                "acknowledged within half an RTT of the retransmission",
+                            );
+                        }
+                    }
+                }
+            }
+        };
+
+        // Cumulative ack (RFC 9260 6.2.1 D).
+        if advanced {
+            if let Some(_c) = old_cum {
+                while let Some(front) = self.tsns.front().copied() {
+                    let tsn = self.base_tsn;
+                    if !serial::le(tsn, cum) {
+                        break;
+                    }
+                    self.tsns.pop_front();
+                    self.base_tsn = self.base_tsn.wrapping_add(1);
+                    if !front.gap_acked {
+                        on_ack(self, front, tsn);
+                    }
+                }
+            } else {
+                // First SACK seen: everything up to the cumulative ack is acknowledged now.
+                while let Some(front) = self.tsns.front().copied() {
+                    let tsn = self.base_tsn;
+                    if !serial::le(tsn, cum) {
+                        break;
+                    }
+                    self.tsns.pop_front();
+                    self.base_tsn = self.base_tsn.wrapping_add(1);
+                    if !front.gap_acked {
+                        on_ack(self, front, tsn);
+                    }
+                }
+            }
+            self.cum_ack = Some(cum);
+            if self.tsns.is_empty() {
+                self.base_tsn = cum.wrapping_add(1);
+            }
+        }
+        // Gap ack blocks (RFC 9260 3.3.4): offsets from the cumulative ack; start > end is invalid.
+        let mut highest_gap: Option<u32> = None;
+        if serial::ge(cum, self.cum_ack.unwrap_or(cum)) {
+            for g in s.gap_blocks() {
+                if g.start == 0 || g.start > g.end {
+                    continue;
+                }
+                let lo = cum.wrapping_add(g.start as u32);
+                let hi = cum.wrapping_add(g.end as u32);
+                highest_gap =
+                    Some(highest_gap.map_or(hi, |h| if serial::gt(hi, h) { hi } else { h }));
+                let mut t = lo;
+                loop {
+                    if let Some(i) = self.entry_idx(t) {
+                        if !self.tsns[i].gap_acked {
+                            self.tsns[i].gap_acked = true;
+                            let e = self.tsns[i];
+                            on_ack(self, e, t);
+                        }
+                    } else if self.highest().is_none_or(|h| serial::gt(t, h)) {
+                        break;
+                    }
+                    if t == hi {
+                        break;
+                    }
+                    t = t.wrapping_add(1);
+                }
+            }
+        }
+        // Miss indications (RFC 9260 7.2.4): TSNs below the highest gap-acked one still missing.
+        if let Some(hg) = highest_gap {
+            let n = self.tsns.len();
+            for i in 0..n {
+                let t = self.base_tsn.wrapping_add(i as u32);
+                if !serial::lt(t, hg) {
+                    break;
+                }
+                let e = &mut self.tsns[i];
+                if e.seen && !e.gap_acked {
+                    e.miss = e.miss.saturating_add(1);
+                }
+            }
+        }
+        // Duplicate TSNs (RFC 9260 6.2): the receiver got a TSN twice, so its retransmission was
+        // spurious.
+        for dup in s.dup_tsns() {
+            if let Some(r) = self.find_rtx(dup) {
+                self.retransmissions[r]
+                    .spurious
+                    .get_or_insert("reported as duplicate TSN by the peer");
+            }
+        }
+
+        // RTT sample (one per SACK: the latest newly acknowledged, never retransmitted TSN).
+        if let Some((e, tsn)) = sample {
+            let rtt = ctx.ts_ns - e.first_ns;
+            let dst = &mut self.dsts[e.first_path as usize];
+            let est = dst.estimate(rtt as f64 / 1e6);
+            dst.rtt.push(rtt as f64 / 1e6);
+            if newly_pkts >= 2 {
+                dst.rtt_multi.push(rtt as f64 / 1e6);
+            }
+            dst.consecutive_timeouts = 0;
+            if self.rtt_rows.len() < MAX_ROWS {
+                self.rtt_rows.push(RttSample {
+                    kind: RttKind::Data,
+                    path: e.first_path,
+                    t_ns: ctx.ts_ns,
+                    rtt_ns: rtt,
+                    frame_req: e.first_frame,
+                    frame_ack: ctx.frame,
+                    packets_acked: newly_pkts,
+                    tsn: Some(tsn),
+                    est_rto_ms: est,
+                });
+            } else {
+                self.dropped_rows += 1;
+            }
+        }
+        // Lone-packet acknowledgement: a delayed-SACK candidate (METRICS.md "SACK delay").
+        if let (1, Some(pkt), Some((e, _))) = (newly_pkts, lone_pkt, sample) {
+            if advanced
+                && !has_gaps
+                && !has_dups
+                && !self.prev_sack_had_gaps
+                && pkt == self.last_data_pkt
+                && Some(pkt) != self.first_data_pkt
+                && !self.hb_since_data
+                && !hb_flush
+                && !e.ibit
+                && self.lone_acks.len() < MAX_ROWS
+            {
+                self.lone_acks.push(LoneAck {
+                    path: e.first_path,
+                    t_ns: ctx.ts_ns,
+                    latency_ns: ctx.ts_ns - self.last_data_ns,
+                    frame_data: e.first_frame,
+                    frame_sack: ctx.frame,
+                });
+            }
+        }
+        self.prev_sack_had_gaps = has_gaps;
+        if newly_pkts > 0 {
+            self.acked_pkts_hist[(newly_pkts as usize).min(8)] += 1;
+        }
+
+        // RFC 9260 6.3.2 R2/R3: stop the timer when nothing is outstanding; restart it when the
+        // cumulative ack advanced and acknowledged data of that destination.
+        for (i, d) in self.dsts.iter_mut().enumerate() {
+            if d.outstanding == 0 {
+                d.timer_start = None;
+            } else if advanced && acked_paths & (1u64 << i.min(63)) != 0 {
+                d.timer_start = Some((ctx.ts_ns, TimerStart::Sack));
+            }
+        }
+        if advanced {
+            self.messages_acked(ctx, cum, deadline_ns);
+        }
+    }
+
+    fn find_rtx(&self, tsn: u32) -> Option<usize> {
+        // Recent retransmissions are at the end.
+        self.retransmissions
+            .iter()
+            .rev()
+            .take(4096)
+            .position(|r| r.tsn == tsn)
+            .map(|p| self.retransmissions.len() - 1 - p)
+    }
+
+    fn messages_acked(&mut self, ctx: &PacketCtx, cum: u32, deadline_ns: Option<i64>) {
+        let mut delivered_any = false;
+        while let Some(&front) = self.pending_msgs.front() {
+            if !serial::le(front.last_tsn, cum) {
+                break;
+            }
+            self.pending_msgs.pop_front();
+            let mut m = front;
+            m.done_ns = Some(ctx.ts_ns);
+            self.transfer_ms.push((ctx.ts_ns - m.start_ns) as f64 / 1e6);
+            delivered_any = true;
+            if self.messages.len() < MAX_ROWS {
+                self.messages.push(m);
+            }
+        }
+        if delivered_any {
+            if let Some(prev) = self.last_delivery_ns() {
+                let gap = ctx.ts_ns - prev;
+                self.max_gap_ns = self.max_gap_ns.max(gap);
+                if deadline_ns.is_some_and(|d| gap > d) {
+                    self.deadline_missed += 1;
+                }
+            }
+            self.last_delivery = Some(ctx.ts_ns);
+        }
+    }
+
+    fn last_delivery_ns(&self) -> Option<i64> {
+        self.last_delivery
+    }
+
+    /// The destination that carries new DATA now.
+    pub fn current_dst(&self) -> Option<PathIdx> {
+        self.cur_dst
+    }
+}

@@ -1,0 +1,160 @@
+//! Rows the inference records during the pass: RTT and SACK-delay samples, retransmissions,
+//! timeouts, failovers, failbacks and messages (one struct per DataFrame row).
+
+/// Index of a destination (path) within one direction.
+pub type PathIdx = u16;
+
+/// Which request/response pair gave an RTT sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RttKind {
+    /// First transmission of a TSN -> first SACK covering it (RFC 9260 6.3.1, Karn).
+    Data,
+    /// HEARTBEAT -> HEARTBEAT-ACK with the same info (RFC 9260 8.3).
+    Heartbeat,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RttSample {
+    pub kind: RttKind,
+    pub path: PathIdx,
+    /// Time of the acknowledgement (SACK or HEARTBEAT-ACK).
+    pub t_ns: i64,
+    pub rtt_ns: i64,
+    pub frame_req: u64,
+    pub frame_ack: u64,
+    /// DATA packets newly acknowledged by that SACK (1 for heartbeats).
+    pub packets_acked: u32,
+    pub tsn: Option<u32>,
+    /// RFC 9260 6.3.1 estimate after this sample (SRTT + 4 RTTVAR), ms.
+    pub est_rto_ms: f64,
+}
+
+/// A SACK that acknowledged exactly one new, lone DATA packet (a delayed-SACK candidate).
+#[derive(Debug, Clone, Copy)]
+pub struct LoneAck {
+    pub path: PathIdx,
+    pub t_ns: i64,
+    /// SACK time - DATA time as seen at the vantage point.
+    pub latency_ns: i64,
+    pub frame_data: u64,
+    pub frame_sack: u64,
+}
+
+/// How the timer that expired had been started, in the RFC 9260 6.3.2 model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerStart {
+    /// R1: DATA sent with no timer running.
+    Send,
+    /// R3: restarted by a SACK that advanced the cumulative ack (stacks differ here).
+    Sack,
+    /// Restarted by the previous expiry (RFC 9260 6.3.3 E3).
+    Expiry,
+    /// Not known (capture started with data outstanding).
+    Unknown,
+}
+
+impl TimerStart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimerStart::Send => "send",
+            TimerStart::Sack => "sack",
+            TimerStart::Expiry => "expiry",
+            TimerStart::Unknown => "unknown",
+        }
+    }
+}
+
+/// One T3-rtx expiry, seen as a burst of timeout retransmissions.
+#[derive(Debug, Clone)]
+pub struct Timeout {
+    pub t_ns: i64,
+    pub frame: u64,
+    /// Destination whose timer expired (where the data was outstanding).
+    pub path: PathIdx,
+    /// Destination the retransmission went to.
+    pub to_path: PathIdx,
+    pub timer_start: TimerStart,
+    pub timer_start_ns: Option<i64>,
+    /// Observed RTO: retransmission - start of the timer that expired.
+    pub observed_rto_ns: Option<i64>,
+    /// Consecutive timeouts on this path with no RTT sample in between (0 = first).
+    pub backoff: u32,
+    /// Chunks retransmitted by this expiry.
+    pub chunks: u32,
+    /// RFC 9260 6.3.1 estimate (SRTT + 4 RTTVAR, no RTO.min) of the path at the expiry, ms.
+    pub est_rto_ms: Option<f64>,
+    pub first_tsn: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtxKind {
+    Fast,
+    Timeout,
+}
+
+impl RtxKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RtxKind::Fast => "fast",
+            RtxKind::Timeout => "timeout",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Retransmission {
+    pub tsn: u32,
+    pub t_ns: i64,
+    pub frame: u64,
+    pub orig_t_ns: i64,
+    pub orig_frame: u64,
+    pub orig_path: PathIdx,
+    pub path: PathIdx,
+    pub kind: RtxKind,
+    /// Index into the direction's timeouts for timeout retransmissions.
+    pub timeout: Option<u32>,
+    /// The original was delivered after all, with the evidence.
+    pub spurious: Option<&'static str>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Failover {
+    pub t_ns: i64,
+    pub frame: u64,
+    pub from: PathIdx,
+    pub to: PathIdx,
+    /// First transmission on the old path never acknowledged in its original transmission.
+    pub outage_start_ns: Option<i64>,
+    pub outage_frame: Option<u64>,
+    /// Timeouts on the old path since the outage started (indices into timeouts).
+    pub timeouts: Vec<u32>,
+    /// First retransmissions of originals sent on the old path since the outage started.
+    pub episode_rtx: Vec<u32>,
+    pub spurious: bool,
+    pub evidence: Vec<String>,
+    pub cause: Option<&'static str>,
+    pub recommendation: Option<String>,
+    /// Inferred Path.Max.Retrans from this failover, when the timeout chain is complete.
+    pub pmr: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Failback {
+    pub t_ns: i64,
+    pub frame: u64,
+    pub to: PathIdx,
+}
+
+/// One user message (B..E fragments, RFC 9260 6.9).
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    pub stream: u16,
+    pub ssn_mid: u32,
+    pub first_tsn: u32,
+    pub last_tsn: u32,
+    pub bytes: u32,
+    pub start_ns: i64,
+    pub frame: u64,
+    /// Acknowledged (sender) / delivered (receiver) by the cumulative ack.
+    pub done_ns: Option<i64>,
+}

@@ -1,0 +1,209 @@
+//! Timer inference per association direction (METRICS.md "Vantage point" .. "Delivery"): fed chunk
+//! by chunk during the single pass with bounded state, summarised once at the end.
+
+pub mod direction;
+pub mod events;
+pub mod stats;
+pub mod summary;
+
+use std::net::IpAddr;
+
+use crate::assoc::PacketCtx;
+use crate::sctp::{Chunk, ChunkView};
+use direction::DirInfer;
+pub use summary::DirSummary;
+
+/// A SACK within this time of a HEARTBEAT from the same endpoint was flushed by it.
+const HB_FLUSH_NS: i64 = 2_000_000;
+
+/// Outstanding heartbeats remembered per endpoint.
+const MAX_HB: usize = 32;
+
+#[derive(Debug, Clone, Copy)]
+struct PendingHb {
+    hash: u64,
+    ts_ns: i64,
+    frame: u64,
+    dst: IpAddr,
+}
+
+/// A request sent by one endpoint that the peer answers at once (INIT, COOKIE-ECHO).
+#[derive(Debug, Clone, Copy, Default)]
+struct Handshake {
+    init_ns: Option<i64>,
+    init_count: u32,
+    first_init_ns: Option<i64>,
+    cookie_echo_ns: Option<i64>,
+    cookie_echo_count: u32,
+    first_cookie_echo_ns: Option<i64>,
+}
+
+/// Inference state of one association: one `DirInfer` per DATA-sending endpoint.
+#[derive(Debug, Clone, Default)]
+pub struct AssocInfer {
+    pub dirs: [DirInfer; 2],
+    hbs: [Vec<PendingHb>; 2],
+    hs: [Handshake; 2],
+    /// Min latency of requests from endpoint i answered by the peer (vantage evidence), ns.
+    pub resp_min_ns: [Option<i64>; 2],
+    /// First retransmission interval of INIT / COOKIE-ECHO before any RTT sample (RTO.Initial).
+    pub rto_initial_samples: Vec<i64>,
+    pub heartbeats: [u64; 2],
+    pub heartbeat_acks: [u64; 2],
+    pub deadline_ns: Option<i64>,
+    /// Last packet with a HEARTBEAT sent by each endpoint.
+    last_hb_pkt_ns: [Option<i64>; 2],
+    /// Summaries per direction, filled by `finish`.
+    pub summary: [Option<DirSummary>; 2],
+}
+
+fn hash_bytes(b: &[u8]) -> u64 {
+    // FNV-1a: heartbeat info is opaque and only compared for equality.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &x in b {
+        h ^= x as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ (b.len() as u64)
+}
+
+impl AssocInfer {
+    fn resp(&mut self, who: usize, lat: i64) {
+        if lat >= 0 {
+            let m = &mut self.resp_min_ns[who];
+            *m = Some(m.map_or(lat, |x| x.min(lat)));
+        }
+    }
+
+    pub fn packet_start(&mut self, _ctx: &PacketCtx, sender: u8) {
+        self.dirs[sender as usize].packet_start();
+    }
+
+    pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, _view: &ChunkView<'_>, chunk: &Chunk<'_>) {
+        let s = sender as usize;
+        let peer = 1 - s;
+        match chunk {
+            Chunk::Data(d) => {
+                let deadline = self.deadline_ns;
+                self.dirs[s].data(ctx, d, deadline);
+            }
+            Chunk::Sack(sk) => {
+                let deadline = self.deadline_ns;
+                let hb_flush = self.last_hb_pkt_ns[s].is_some_and(|t| ctx.ts_ns - t <= HB_FLUSH_NS);
+                self.dirs[peer].sack(ctx, sk, deadline, hb_flush);
+            }
+            Chunk::Heartbeat { ack: false, info } => {
+                // RFC 9260 8.3: the HEARTBEAT-ACK echoes the info unchanged.
+                self.heartbeats[s] += 1;
+                // A HEARTBEAT flushes a pending delayed SACK (bundled, or sent right after it):
+                // such SACKs say nothing about the SACK delay.
+                self.last_hb_pkt_ns[s] = Some(ctx.ts_ns);
+                self.dirs[peer].drop_lone_acks_since(ctx.ts_ns - HB_FLUSH_NS);
+                self.dirs[s].heartbeat_from_sender();
+                let hbs = &mut self.hbs[s];
+                if hbs.len() >= MAX_HB {
+                    hbs.remove(0);
+                }
+                hbs.push(PendingHb {
+                    hash: hash_bytes(info),
+                    ts_ns: ctx.ts_ns,
+                    frame: ctx.frame,
+                    dst: ctx.dst,
+                });
+            }
+            Chunk::Heartbeat { ack: true, info } => {
+                self.heartbeat_acks[s] += 1;
+                let h = hash_bytes(info);
+                if let Some(i) = self.hbs[peer].iter().position(|p| p.hash == h) {
+                    let hb = self.hbs[peer].remove(i);
+                    let rtt = ctx.ts_ns - hb.ts_ns;
+                    self.resp(peer, rtt);
+                    let dir = &mut self.dirs[peer];
+                    let path = dir.dst(hb.dst);
+                    let d = &mut dir.dsts[path as usize];
+                    d.hb_rtt.push(rtt as f64 / 1e6);
+                    d.last_hb_ack_ns = Some(ctx.ts_ns);
+                    if dir.rtt_rows.len() < direction::MAX_ROWS {
+                        dir.rtt_rows.push(events::RttSample {
+                            kind: events::RttKind::Heartbeat,
+                            path,
+                            t_ns: ctx.ts_ns,
+                            rtt_ns: rtt,
+                            frame_req: hb.frame,
+                            frame_ack: ctx.frame,
+                            packets_acked: 1,
+                            tsn: None,
+                            est_rto_ms: f64::NAN,
+                        });
+                    }
+                }
+            }
+            Chunk::Init(init) if !init.ack => {
+                // RFC 9260 5.1 / 6.3.1 C1: INIT retransmission (T1-init) runs on RTO.Initial.
+                let hs = &mut self.hs[s];
+                hs.init_count += 1;
+                if hs.init_count == 2 {
+                    if let Some(first) = hs.first_init_ns {
+                        self.rto_initial_samples.push(ctx.ts_ns - first);
+                    }
+                }
+                hs.first_init_ns.get_or_insert(ctx.ts_ns);
+                hs.init_ns = Some(ctx.ts_ns);
+            }
+            Chunk::Init(_) => {
+                if let Some(t) = self.hs[peer].init_ns {
+                    self.resp(peer, ctx.ts_ns - t);
+                }
+            }
+            Chunk::CookieEcho { .. } => {
+                let hs = &mut self.hs[s];
+                hs.cookie_echo_count += 1;
+                if hs.cookie_echo_count == 2 {
+                    if let Some(first) = hs.first_cookie_echo_ns {
+                        self.rto_initial_samples.push(ctx.ts_ns - first);
+                    }
+                }
+                hs.first_cookie_echo_ns.get_or_insert(ctx.ts_ns);
+                hs.cookie_echo_ns = Some(ctx.ts_ns);
+            }
+            Chunk::CookieAck => {
+                if let Some(t) = self.hs[peer].cookie_echo_ns {
+                    self.resp(peer, ctx.ts_ns - t);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub fn packet_end(&mut self, _ctx: &PacketCtx, _sender: u8) {}
+
+    /// True when the capture was taken at endpoint `e` (its requests take a full round trip).
+    pub fn capture_at(&self, e: usize) -> bool {
+        match (self.resp_min_ns[e], self.resp_min_ns[1 - e]) {
+            (Some(a), Some(b)) => b * 5 < a && a - b > 200_000,
+            _ => false,
+        }
+    }
+
+    /// Computes the per-direction summaries (vantage, SACK delay, RTO, PMR, spurious failovers).
+    pub fn finish(&mut self) {
+        for s in 0..2 {
+            // Data RTT samples are request/response latencies too.
+            if let Some(m) = self.dirs[s]
+                .dsts
+                .iter()
+                .filter_map(|d| d.rtt.min())
+                .reduce(f64::min)
+            {
+                self.resp(s, (m * 1e6) as i64);
+            }
+        }
+        for s in 0..2 {
+            if self.dirs[s].data_chunks == 0 {
+                continue;
+            }
+            let sum = summary::summarise(self, s);
+            self.summary[s] = Some(sum);
+        }
+    }
+}

@@ -1,0 +1,499 @@
+//! End-of-pass inference for one direction: vantage, SACK delay, RTO.min / RTO.max / RTO.Initial,
+//! Path.Max.Retrans, spurious-failover diagnosis with cause and recommendation.
+
+use super::direction::DirInfer;
+use super::events::{RttKind, TimerStart};
+use super::stats::{median, Dist, Samples};
+use super::AssocInfer;
+
+/// Where the capture was taken, relative to one direction's DATA sender (METRICS.md "Vantage").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vantage {
+    Sender,
+    Receiver,
+    Middle,
+    Unknown,
+}
+
+impl Vantage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vantage::Sender => "sender",
+            Vantage::Receiver => "receiver",
+            Vantage::Middle => "middle",
+            Vantage::Unknown => "unknown",
+        }
+    }
+}
+
+/// One SACK-delay sample (ms) with where it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct SackDelaySample {
+    pub path: u16,
+    pub t_ns: i64,
+    pub delay_ms: f64,
+    pub frame_data: u64,
+    pub frame_sack: u64,
+}
+
+/// Everything inferred for one direction at the end of the pass.
+#[derive(Debug, Clone)]
+pub struct DirSummary {
+    pub vantage: Vantage,
+    pub vantage_evidence: String,
+    pub base_rtt_ms: Option<f64>,
+    pub sack_delay_samples: Vec<SackDelaySample>,
+    pub sack_delay: Option<Dist>,
+    pub sack_every: Option<f64>,
+    pub delayed_sack_share: Option<f64>,
+    pub sacks_per_data_packet: Option<f64>,
+    pub ibit_share: f64,
+    pub rto_min_ms: Option<f64>,
+    pub rto_min_evidence: u32,
+    pub rto_max_ms: Option<f64>,
+    pub rto_max_evidence: u32,
+    pub rto_initial_ms: Option<f64>,
+    pub rto_initial_evidence: u32,
+    pub path_max_retrans: Option<u32>,
+    pub pmr_evidence: u32,
+    pub transfer_ms: Option<Dist>,
+    pub message_interval_ms: Option<f64>,
+    pub burstiness: Option<&'static str>,
+    pub max_gap_ms: Option<f64>,
+    pub deadline_missed: Option<u64>,
+}
+
+/// Vantage from request/response latencies: requests of the endpoint that holds the capture
+/// take a full round trip, the peer's requests are answered at once (METRICS.md "Vantage").
+fn vantage(inf: &AssocInfer, s: usize) -> (Vantage, String) {
+    let (a, b) = (inf.resp_min_ns[s], inf.resp_min_ns[1 - s]);
+    let ms = |x: i64| x as f64 / 1e6;
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let ev = format!(
+                "fastest answer to the DATA sender's requests {:.3} ms, to the peer's {:.3} ms",
+                ms(a),
+                ms(b)
+            );
+            let v = if b * 5 < a && a - b > 200_000 {
+                Vantage::Sender
+            } else if a * 5 < b && b - a > 200_000 {
+                Vantage::Receiver
+            } else if a > 200_000 && b > 200_000 {
+                Vantage::Middle
+            } else {
+                Vantage::Unknown
+            };
+            (v, ev)
+        }
+        _ => (
+            Vantage::Unknown,
+            "no answered requests in both directions (HEARTBEAT, INIT, COOKIE-ECHO, DATA)"
+                .to_string(),
+        ),
+    }
+}
+
+pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
+    let (vantage, vantage_evidence) = vantage(inf, s);
+    let dir = &inf.dirs[s];
+    let base_rtt_ms = dir
+        .dsts
+        .iter()
+        .filter_map(|d| d.base_rtt_ms())
+        .reduce(f64::min);
+
+    // SACK delay (METRICS.md): receiver vantage directly; sender vantage minus the base RTT.
+    let mut sack_delay_samples = Vec::new();
+    for l in &dir.lone_acks {
+        let lat = l.latency_ns as f64 / 1e6;
+        let d = match vantage {
+            Vantage::Receiver => Some(lat),
+            Vantage::Sender => dir.dsts[l.path as usize]
+                .base_rtt_ms()
+                .or(base_rtt_ms)
+                .map(|b| (lat - b).max(0.0)),
+            _ => None,
+        };
+        if let Some(delay_ms) = d {
+            sack_delay_samples.push(SackDelaySample {
+                path: l.path,
+                t_ns: l.t_ns,
+                delay_ms,
+                frame_data: l.frame_data,
+                frame_sack: l.frame_sack,
+            });
+        }
+    }
+    let mut sd = Samples::default();
+    for x in &sack_delay_samples {
+        sd.push(x.delay_ms);
+    }
+    let sack_delay = sd.dist();
+    let delayed_threshold = 2.0f64.max(0.25 * base_rtt_ms.unwrap_or(0.0));
+    let advancing: u64 = dir.acked_pkts_hist.iter().sum();
+    let delayed = sack_delay_samples
+        .iter()
+        .filter(|x| x.delay_ms > delayed_threshold)
+        .count() as u64;
+    let delayed_sack_share =
+        (advancing > 0 && vantage != Vantage::Unknown && vantage != Vantage::Middle)
+            .then(|| delayed as f64 / advancing as f64);
+    let multi: u64 = dir.acked_pkts_hist[2..].iter().sum();
+    let sack_every = (multi > 0).then(|| {
+        let w: u64 = dir.acked_pkts_hist[2..]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u64 + 2) * n)
+            .sum();
+        w as f64 / multi as f64
+    });
+    let sacks_per_data_packet =
+        (dir.data_packets > 0).then(|| dir.sacks as f64 / dir.data_packets as f64);
+    let ibit_share = if dir.data_chunks > 0 {
+        dir.ibit_chunks as f64 / dir.data_chunks as f64
+    } else {
+        0.0
+    };
+
+    // RTO.min: first timeouts (timer started by a send from idle) that stay above the RFC
+    // estimate show the floor (RFC 9260 6.3.1 C6).
+    let floor: Vec<f64> = dir
+        .timeouts
+        .iter()
+        .filter(|t| t.backoff == 0 && t.timer_start == TimerStart::Send)
+        .filter_map(|t| {
+            let obs = t.observed_rto_ns? as f64 / 1e6;
+            let est = t.est_rto_ms?;
+            (est < 0.8 * obs).then_some(obs)
+        })
+        .collect();
+    let rto_min_ms = if vantage == Vantage::Sender {
+        median(&floor)
+    } else {
+        None
+    };
+    let rto_min_evidence = if rto_min_ms.is_some() {
+        floor.len() as u32
+    } else {
+        0
+    };
+
+    // RTO.max: consecutive expiries on one path whose interval stops doubling (RFC 9260 6.3.3 E2).
+    let mut plateau = Vec::new();
+    for w in dir.timeouts.windows(2) {
+        let (p, q) = (&w[0], &w[1]);
+        if p.path == q.path
+            && q.backoff == p.backoff + 1
+            && q.timer_start == TimerStart::Expiry
+            && p.backoff >= 1
+        {
+            if let (Some(a), Some(b)) = (p.observed_rto_ns, q.observed_rto_ns) {
+                let r = b as f64 / a as f64;
+                if r < 1.3 && b > 1_000_000_000 {
+                    plateau.push(b as f64 / 1e6);
+                }
+            }
+        }
+    }
+    let rto_max_ms = if vantage == Vantage::Sender {
+        median(&plateau)
+    } else {
+        None
+    };
+    let rto_max_evidence = if rto_max_ms.is_some() {
+        plateau.len() as u32
+    } else {
+        0
+    };
+
+    let init_samples: Vec<f64> = inf
+        .rto_initial_samples
+        .iter()
+        .map(|&n| n as f64 / 1e6)
+        .collect();
+    let rto_initial_ms = if vantage == Vantage::Sender {
+        median(&init_samples)
+    } else {
+        None
+    };
+    let rto_initial_evidence = if rto_initial_ms.is_some() {
+        init_samples.len() as u32
+    } else {
+        0
+    };
+
+    let dir = &mut inf.dirs[s];
+    if vantage == Vantage::Receiver {
+        // At the receiver a retransmission is only visible when the original arrived too.
+        for r in &mut dir.retransmissions {
+            r.spurious
+                .get_or_insert("original seen arriving at the receiver");
+        }
+    }
+    let sd_ms = sack_delay.map(|d| d.median);
+    diagnose_failovers(dir, vantage, base_rtt_ms, sd_ms, rto_min_ms);
+    let claims: Vec<u32> = dir
+        .failovers
+        .iter()
+        .filter(|f| !f.spurious)
+        .filter_map(|f| f.pmr)
+        .collect();
+    let path_max_retrans = claims
+        .first()
+        .copied()
+        .filter(|p| claims.iter().all(|q| q == p));
+    let pmr_evidence = if path_max_retrans.is_some() {
+        claims.len() as u32
+    } else {
+        0
+    };
+
+    let transfer_ms = if vantage == Vantage::Sender || vantage == Vantage::Receiver {
+        dir.transfer_ms.dist()
+    } else {
+        None
+    };
+    let ms_vals = dir.message_starts.values();
+    let message_interval_ms =
+        (!ms_vals.is_empty()).then(|| ms_vals.iter().sum::<f64>() / ms_vals.len() as f64);
+    let n_msgs = dir.message_starts.len();
+    let burstiness = (n_msgs > 0).then_some(if dir.burst_starts as f64 > 0.5 * n_msgs as f64 {
+        "bursts"
+    } else {
+        "single"
+    });
+    let max_gap_ms = match vantage {
+        Vantage::Receiver => dir.message_starts.dist().map(|d| d.max),
+        Vantage::Sender => (dir.max_gap_ns > 0).then(|| dir.max_gap_ns as f64 / 1e6),
+        _ => None,
+    };
+    DirSummary {
+        vantage,
+        vantage_evidence,
+        base_rtt_ms,
+        sack_delay_samples,
+        sack_delay,
+        sack_every,
+        delayed_sack_share,
+        sacks_per_data_packet,
+        ibit_share,
+        rto_min_ms,
+        rto_min_evidence,
+        rto_max_ms,
+        rto_max_evidence,
+        rto_initial_ms,
+        rto_initial_evidence,
+        path_max_retrans,
+        pmr_evidence,
+        transfer_ms,
+        message_interval_ms,
+        burstiness,
+        max_gap_ms,
+        deadline_missed: inf.deadline_ns.map(|_| inf.dirs[s].deadline_missed),
+    }
+}
+
+/// PMR from a failover's timeout chain (RFC 9260 8.2: inactive after PMR + 1 consecutive
+/// timeouts), claimed only when the chain is complete: its first expiry ran from a send with no
+/// hidden earlier expiry (observed RTO close to the estimate or to the known RTO.min), and each
+/// later one doubles the RTO (a quadrupling means one expiry retransmitted nothing: counted).
+fn chain_pmr(dir: &DirInfer, f: &super::events::Failover, rto_min_ms: Option<f64>) -> Option<u32> {
+    let ts: Vec<&super::events::Timeout> = f
+        .timeouts
+        .iter()
+        .filter_map(|&i| dir.timeouts.get(i as usize))
+        .collect();
+    let first = ts.first()?;
+    if first.timer_start != TimerStart::Send {
+        return None;
+    }
+    let r0 = first.observed_rto_ns? as f64 / 1e6;
+    let expected = match (first.est_rto_ms, rto_min_ms) {
+        (Some(e), Some(m)) => e.max(m),
+        (Some(e), None) => e,
+        (None, Some(m)) => m,
+        (None, None) => return None,
+    };
+    if r0 > 1.5 * expected.max(1.0) {
+        return None;
+    }
+    let mut count = 1u32;
+    let mut prev = r0;
+    for t in &ts[1..] {
+        let r = t.observed_rto_ns? as f64 / 1e6;
+        let ratio = r / prev;
+        if (1.5..=2.6).contains(&ratio) {
+            count += 1;
+        } else if (3.2..=5.2).contains(&ratio) {
+            count += 2;
+        } else {
+            return None;
+        }
+        prev = r;
+    }
+    let last = ts.last()?;
+    // The failover must follow the last expiry before another one could have come.
+    if (f.t_ns - last.t_ns) as f64 / 1e6 > 2.0 * prev {
+        return None;
+    }
+    Some(count - 1)
+}
+
+/// Marks spurious failovers with their evidence, cause and recommendation (METRICS.md "Failover").
+fn diagnose_failovers(
+    dir: &mut DirInfer,
+    vantage: Vantage,
+    base_rtt_ms: Option<f64>,
+    sd_ms: Option<f64>,
+    rto_min_ms: Option<f64>,
+) {
+    for fi in 0..dir.failovers.len() {
+        let f = dir.failovers[fi].clone();
+        let from = f.from;
+        let mut evidence = Vec::new();
+        // 1. Were the "lost" originals delivered after all? The outage starts at the first
+        // original on the old path that was neither acknowledged nor delivered.
+        let episode: Vec<_> = f
+            .episode_rtx
+            .iter()
+            .filter_map(|&i| dir.retransmissions.get(i as usize))
+            .collect();
+        let truly_lost = episode
+            .iter()
+            .filter(|r| r.spurious.is_none())
+            .map(|r| (r.orig_t_ns, r.orig_frame))
+            .min();
+        let delivered: Vec<_> = episode
+            .iter()
+            .filter_map(|r| r.spurious.map(|why| (r.tsn, why)))
+            .collect();
+        let outage = truly_lost.or(f.outage_start_ns.zip(f.outage_frame));
+        let start = outage.map_or(f.t_ns, |o| o.0);
+        if truly_lost.is_none() {
+            if let Some((tsn, why)) = delivered.first() {
+                evidence.push(format!(
+                    "all {} retransmitted chunk(s) first sent to {} had been delivered (TSN {tsn}: {why})",
+                    delivered.len(),
+                    dir.dsts[from as usize].addr
+                ));
+            }
+        }
+        // 2. Heartbeats on the old path were answered during the outage.
+        let hb_ok = dir
+            .rtt_rows
+            .iter()
+            .filter(|r| r.kind == RttKind::Heartbeat && r.path == from)
+            .any(|r| r.t_ns - r.rtt_ns >= start && r.t_ns <= f.t_ns);
+        if hb_ok {
+            evidence.push(format!(
+                "a HEARTBEAT to {} sent during the outage was acknowledged before the failover",
+                dir.dsts[from as usize].addr
+            ));
+        }
+        let pmr = chain_pmr(dir, &f, rto_min_ms);
+        let spurious = !evidence.is_empty();
+        let (cause, recommendation) = if spurious {
+            let rto = f
+                .timeouts
+                .first()
+                .and_then(|&i| dir.timeouts.get(i as usize))
+                .and_then(|t| t.observed_rto_ns)
+                .map(|n| n as f64 / 1e6);
+            classify(
+                dir,
+                &f,
+                start,
+                base_rtt_ms,
+                sd_ms,
+                rto,
+                !delivered.is_empty(),
+                pmr,
+            )
+        } else {
+            (None, None)
+        };
+        let fo = &mut dir.failovers[fi];
+        if !spurious {
+            fo.outage_start_ns = outage.map(|o| o.0);
+            fo.outage_frame = outage.map(|o| o.1);
+        }
+        fo.spurious = spurious;
+        fo.evidence = evidence;
+        fo.cause = cause;
+        fo.recommendation = recommendation;
+        fo.pmr = pmr;
+        let _ = vantage;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn classify(
+    dir: &DirInfer,
+    f: &super::events::Failover,
+    start: i64,
+    base_rtt_ms: Option<f64>,
+    sd_ms: Option<f64>,
+    rto_ms: Option<f64>,
+    originals_delivered: bool,
+    pmr: Option<u32>,
+) -> (Option<&'static str>, Option<String>) {
+    let base = base_rtt_ms.unwrap_or(0.0);
+    let rto = rto_ms.unwrap_or(f64::NAN);
+    // An RTT spike: undelayed samples (heartbeats, SACKs of two or more packets) on the old
+    // path around the failover far above the base RTT and above the RTO.
+    let spike = dir
+        .rtt_rows
+        .iter()
+        .filter(|r| r.path == f.from && (r.kind == RttKind::Heartbeat || r.packets_acked >= 2))
+        .filter(|r| r.t_ns >= start - 500_000_000 && r.t_ns <= f.t_ns + 3_000_000_000)
+        .map(|r| r.rtt_ns as f64 / 1e6)
+        .fold(f64::NAN, f64::max);
+    let spiked =
+        spike.is_finite() && spike > (3.0 * base).max(if rto.is_finite() { rto } else { 0.0 });
+    let fmt = |x: f64| format!("{x:.0}");
+    if spiked {
+        return (
+            Some("rtt_spike"),
+            Some(format!(
+                "RTT on {} rose from {} ms to {} ms, above the RTO ({} ms): raise RTO.min above {} ms or Path.Max.Retrans so that a delay spike does not fail over",
+                dir.dsts[f.from as usize].addr,
+                fmt(base),
+                fmt(spike),
+                if rto.is_finite() { fmt(rto) } else { "?".into() },
+                fmt(spike)
+            )),
+        );
+    }
+    let sd_explains = match sd_ms {
+        Some(sd) => !rto.is_finite() || sd + base >= 0.9 * rto,
+        None => originals_delivered,
+    };
+    if sd_explains && originals_delivered {
+        let sd_txt = sd_ms.map_or("longer than the RTO".to_string(), |sd| {
+            format!("{} ms", fmt(sd))
+        });
+        let rto_txt = if rto.is_finite() {
+            fmt(rto)
+        } else {
+            "?".into()
+        };
+        return (
+            Some("sack_delay_exceeds_rto"),
+            Some(format!(
+                "the peer's SACK delay ({sd_txt}) exceeds this sender's RTO ({rto_txt} ms): set the I-bit (RFC 7053, SACK-IMMEDIATELY) on DATA when RTO < peer SACK delay, or lower the peer's SACK delay below {rto_txt} ms, or raise RTO.min above RTT + SACK delay ({} ms)",
+                sd_ms.map_or("?".to_string(), |sd| fmt(sd + base))
+            )),
+        );
+    }
+    if pmr.is_some_and(|p| p <= 1) || f.timeouts.len() <= 2 {
+        return (
+            Some("pmr_too_low"),
+            Some(format!(
+                "{} timeout(s) on a working path were enough to fail over: raise Path.Max.Retrans",
+                f.timeouts.len()
+            )),
+        );
+    }
+    (Some("unknown"), None)
+}

@@ -1,0 +1,21 @@
+//! SCTP trace analyzer library: reads pcap/pcapng captures in one streaming pass, decodes SCTP
+//! (and TCP), reconstructs associations and paths, infers timers, and builds polars DataFrames.
+//!
+//! Data flows one way: `capture` (frames) -> `net` (IP packets) -> `sctp` (chunks) ->
+//! `assoc` (association state) -> `report` (JSON contract) and `frames` (DataFrames).
+
+pub mod analyze;
+pub mod assoc;
+pub mod capture;
+pub mod chunk_rows;
+pub mod frames;
+pub mod infer;
+pub mod net;
+pub mod report;
+pub mod report_infer;
+pub mod sctp;
+pub mod serial;
+pub mod text;
+
+/// polars, re-exported so the dashboard links the same build.
+pub use polars;

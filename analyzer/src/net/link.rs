@@ -1,0 +1,186 @@
+//! Link layers: finds where the IP header starts in a frame (link types from
+//! <https://www.tcpdump.org/linktypes.html>).
+
+use etherparse::{Ethernet2HeaderSlice, SingleVlanHeaderSlice};
+
+use super::error::{NetError, NetErrorKind};
+
+/// LINKTYPE_NULL: BSD loopback, 4-byte address family in the capturing host's byte order.
+pub const LINKTYPE_NULL: u32 = 0;
+/// LINKTYPE_ETHERNET: IEEE 802.3 / Ethernet II.
+pub const LINKTYPE_ETHERNET: u32 = 1;
+/// DLT_RAW as written by some systems (12 on most, 14 on OpenBSD).
+pub const DLT_RAW_12: u32 = 12;
+pub const DLT_RAW_14: u32 = 14;
+/// LINKTYPE_RAW: raw IPv4 or IPv6, the version nibble decides.
+pub const LINKTYPE_RAW: u32 = 101;
+/// LINKTYPE_LOOP: OpenBSD loopback, address family in network byte order.
+pub const LINKTYPE_LOOP: u32 = 108;
+/// LINKTYPE_LINUX_SLL: Linux cooked capture v1 (16-byte header).
+pub const LINKTYPE_LINUX_SLL: u32 = 113;
+/// LINKTYPE_IPV4 / LINKTYPE_IPV6: raw IP of one version.
+pub const LINKTYPE_IPV4: u32 = 228;
+pub const LINKTYPE_IPV6: u32 = 229;
+/// LINKTYPE_LINUX_SLL2: Linux cooked capture v2 (20-byte header).
+pub const LINKTYPE_LINUX_SLL2: u32 = 276;
+
+/// EtherTypes (IEEE Registration Authority).
+const ET_IPV4: u16 = 0x0800;
+const ET_IPV6: u16 = 0x86DD;
+/// IEEE 802.1Q customer VLAN tag.
+const ET_8021Q: u16 = 0x8100;
+/// IEEE 802.1ad service VLAN tag (QinQ outer tag).
+const ET_8021AD: u16 = 0x88A8;
+/// Pre-standard QinQ outer tags.
+const ET_QINQ_OLD: [u16; 2] = [0x9100, 0x9200];
+/// Stacked tags beyond this are not followed.
+const MAX_VLAN_TAGS: usize = 8;
+
+/// ARPHRD_ types (Linux if_arp.h) whose SLL protocol field is not an EtherType.
+const ARPHRD_FRAD: u16 = 770;
+const ARPHRD_IEEE80211_RADIOTAP: u16 = 803;
+const ARPHRD_NETLINK: u16 = 824;
+
+/// Which IP version follows the link header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum L3 {
+    Ipv4,
+    Ipv6,
+    /// Raw IP: the version nibble decides.
+    ByVersion,
+}
+
+/// Where the frame's IP header starts, if it carries IP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Link {
+    Ip { l3: L3, offset: usize },
+    NonIp,
+}
+
+/// Slices the link header of `data` (captured with `linktype`).
+pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
+    match linktype {
+        LINKTYPE_ETHERNET => {
+            let eth = Ethernet2HeaderSlice::from_slice(data)
+                .map_err(|_| NetError::truncated("ethernet", 0, 14, data.len()))?;
+            let et = eth.ether_type().0;
+            // IEEE 802.3 3.2.6: values below 0x0600 are a length (802.3 + LLC), not IP here.
+            if et < 0x0600 {
+                return Ok(Link::NonIp);
+            }
+            after_ethertype(et, data, 14)
+        }
+        LINKTYPE_LINUX_SLL => {
+            // packet type(2) ARPHRD(2) addr len(2) addr(8) protocol(2). Own code: etherparse's
+            // LinuxSllHeaderSlice rejects ARPHRD types such as loopback (772) or none (0xFFFE)
+            // that appear in "any" captures.
+            if data.len() < 16 {
+                return Err(NetError::truncated("sll", 0, 16, data.len()));
+            }
+            let hatype = be16(data, 2);
+            sll_protocol(hatype, be16(data, 14), data, 16)
+        }
+        LINKTYPE_LINUX_SLL2 => {
+            // protocol(2) reserved(2) ifindex(4) ARPHRD(2) packet type(1) addr len(1) addr(8).
+            if data.len() < 20 {
+                return Err(NetError::truncated("sll2", 0, 20, data.len()));
+            }
+            sll_protocol(be16(data, 8), be16(data, 0), data, 20)
+        }
+        LINKTYPE_NULL | LINKTYPE_LOOP => {
+            let layer = if linktype == LINKTYPE_NULL {
+                "null"
+            } else {
+                "loop"
+            };
+            let Some(b) = data.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok()) else {
+                return Err(NetError::truncated(layer, 0, 4, data.len()));
+            };
+            let af = if linktype == LINKTYPE_LOOP {
+                u32::from_be_bytes(b)
+            } else {
+                // Host byte order of the capturing machine: address families are small, so a
+                // value with upper bits set was written in the other order (as Wireshark does).
+                let le = u32::from_le_bytes(b);
+                if le & 0xFFFF_0000 != 0 {
+                    le.swap_bytes()
+                } else {
+                    le
+                }
+            };
+            Ok(match af {
+                // AF_INET is 2 everywhere; AF_INET6 is 24 (NetBSD, OpenBSD, BSD/OS),
+                // 28 (FreeBSD, DragonFly) or 30 (Darwin).
+                2 => Link::Ip {
+                    l3: L3::Ipv4,
+                    offset: 4,
+                },
+                24 | 28 | 30 => Link::Ip {
+                    l3: L3::Ipv6,
+                    offset: 4,
+                },
+                _ => Link::NonIp,
+            })
+        }
+        DLT_RAW_12 | DLT_RAW_14 | LINKTYPE_RAW => Ok(Link::Ip {
+            l3: L3::ByVersion,
+            offset: 0,
+        }),
+        LINKTYPE_IPV4 => Ok(Link::Ip {
+            l3: L3::Ipv4,
+            offset: 0,
+        }),
+        LINKTYPE_IPV6 => Ok(Link::Ip {
+            l3: L3::Ipv6,
+            offset: 0,
+        }),
+        other => Err(NetError::new(
+            "link",
+            0,
+            NetErrorKind::UnsupportedLinktype(other),
+        )),
+    }
+}
+
+fn be16(data: &[u8], i: usize) -> u16 {
+    u16::from_be_bytes([data[i], data[i + 1]])
+}
+
+/// The SLL / SLL2 protocol field is an EtherType except for a few ARPHRD types (Linux
+/// packet(7), libpcap's LINKTYPE_LINUX_SLL description).
+fn sll_protocol(hatype: u16, proto: u16, data: &[u8], offset: usize) -> Result<Link, NetError> {
+    match hatype {
+        ARPHRD_NETLINK | ARPHRD_IEEE80211_RADIOTAP | ARPHRD_FRAD => Ok(Link::NonIp),
+        _ => after_ethertype(proto, data, offset),
+    }
+}
+
+/// Follows VLAN tags (IEEE 802.1Q / 802.1ad, 4 bytes each: TCI then the inner EtherType) to
+/// IPv4 or IPv6.
+fn after_ethertype(mut et: u16, data: &[u8], mut offset: usize) -> Result<Link, NetError> {
+    for _ in 0..=MAX_VLAN_TAGS {
+        match et {
+            ET_IPV4 => {
+                return Ok(Link::Ip {
+                    l3: L3::Ipv4,
+                    offset,
+                })
+            }
+            ET_IPV6 => {
+                return Ok(Link::Ip {
+                    l3: L3::Ipv6,
+                    offset,
+                })
+            }
+            ET_8021Q | ET_8021AD => {}
+            t if ET_QINQ_OLD.contains(&t) => {}
+            _ => return Ok(Link::NonIp),
+        }
+        let rest = data.get(offset..).unwrap_or(&[]);
+        let tag = SingleVlanHeaderSlice::from_slice(rest)
+            .map_err(|_| NetError::truncated("vlan", offset, 4, rest.len()))?;
+        et = tag.ether_type().0;
+        offset += 4;
+    }
+    Ok(Link::NonIp)
+}

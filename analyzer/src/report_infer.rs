@@ -1,0 +1,242 @@
+//! JSON contract of the timer inference (issue "Timer inference"): per-direction figures and
+//! per-path RTT, built from `infer::AssocInfer` after the pass.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::CaptureAnalysis;
+use crate::assoc::Association;
+use crate::infer::direction::DirInfer;
+use crate::infer::stats::Dist;
+use crate::infer::summary::Vantage;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RtxCounts {
+    pub total: u64,
+    pub fast: u64,
+    pub timeout: u64,
+    pub spurious: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TimeoutReport {
+    pub t_s: f64,
+    /// Destination whose T3-rtx timer expired.
+    pub path: String,
+    /// Destination the retransmission was sent to.
+    pub to: String,
+    pub observed_rto_ms: Option<f64>,
+    pub backoff: u32,
+    /// How the expired timer had been started: send, sack, expiry, unknown.
+    pub timer_start: String,
+    pub est_rto_ms: Option<f64>,
+    pub chunks: u32,
+    pub tsn: u32,
+    pub frame: u64,
+    pub filter: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FailoverReport {
+    pub t_s: f64,
+    pub from: String,
+    pub to: String,
+    pub outage_start_s: Option<f64>,
+    pub failover_ms: Option<f64>,
+    pub timeouts: u32,
+    pub spurious: bool,
+    pub cause: Option<String>,
+    pub recommendation: Option<String>,
+    pub evidence: Vec<String>,
+    pub path_max_retrans: Option<u32>,
+    pub frame: u64,
+    pub outage_frame: Option<u64>,
+    pub filter: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FailbackReport {
+    pub t_s: f64,
+    pub to: String,
+    pub frame: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct DirectionReport {
+    pub sender: u8,
+    pub vantage: String,
+    pub vantage_evidence: String,
+    pub data_chunks: u64,
+    pub data_packets: u64,
+    pub retransmissions: RtxCounts,
+    pub base_rtt_ms: Option<f64>,
+    pub sack_delay_ms: Option<Dist>,
+    pub sack_every: Option<f64>,
+    pub delayed_sack_share: Option<f64>,
+    pub sacks_per_data_packet: Option<f64>,
+    pub ibit_share: f64,
+    pub timeouts: Vec<TimeoutReport>,
+    pub rto_min_ms: Option<f64>,
+    pub rto_min_evidence: u32,
+    pub rto_max_ms: Option<f64>,
+    pub rto_max_evidence: u32,
+    pub rto_initial_ms: Option<f64>,
+    pub rto_initial_evidence: u32,
+    pub path_max_retrans: Option<u32>,
+    pub pmr_evidence: u32,
+    pub max_transfer_ms: Option<f64>,
+    pub p95_transfer_ms: Option<f64>,
+    pub message_interval_ms: Option<f64>,
+    pub burstiness: Option<String>,
+    pub max_gap_ms: Option<f64>,
+    pub deadline_missed: Option<u64>,
+    pub failovers: Vec<FailoverReport>,
+    pub failbacks: Vec<FailbackReport>,
+}
+
+/// Per-path inference figures, merged into the path rows.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct PathInfer {
+    pub rtt_ms: Option<Dist>,
+    pub hb_rtt_ms: Option<Dist>,
+    pub retransmissions: u64,
+    pub new_data_chunks: u64,
+}
+
+fn ms(ns: i64) -> f64 {
+    ns as f64 / 1e6
+}
+
+/// Wireshark display filter for one DATA chunk (raw TSN, so relative TSNs do not matter).
+fn tsn_filter(tsn: u32, vtag: Option<u32>) -> String {
+    match vtag {
+        Some(v) => format!("sctp.data_tsn_raw == {tsn} && sctp.verification_tag == 0x{v:08x}"),
+        None => format!("sctp.data_tsn_raw == {tsn}"),
+    }
+}
+
+/// The directions of an association that carried DATA.
+pub fn directions(c: &CaptureAnalysis, a: &Association) -> Vec<DirectionReport> {
+    let mut out = Vec::new();
+    for s in 0..2usize {
+        let Some(sum) = &a.infer.summary[s] else {
+            continue;
+        };
+        let dir = &a.infer.dirs[s];
+        let peer_tag = a.endpoints[1 - s].vtag;
+        let addr = |p: u16| {
+            dir.dsts
+                .get(p as usize)
+                .map_or(String::new(), |d| d.addr.to_string())
+        };
+        let spurious = dir
+            .retransmissions
+            .iter()
+            .filter(|r| r.spurious.is_some())
+            .count() as u64;
+        out.push(DirectionReport {
+            sender: s as u8,
+            vantage: sum.vantage.as_str().to_string(),
+            vantage_evidence: sum.vantage_evidence.clone(),
+            data_chunks: dir.data_chunks,
+            data_packets: dir.data_packets,
+            retransmissions: RtxCounts {
+                total: dir.rtx_fast + dir.rtx_timeout,
+                fast: dir.rtx_fast,
+                timeout: dir.rtx_timeout,
+                spurious,
+            },
+            base_rtt_ms: sum.base_rtt_ms,
+            sack_delay_ms: sum.sack_delay,
+            sack_every: sum.sack_every,
+            delayed_sack_share: sum.delayed_sack_share,
+            sacks_per_data_packet: sum.sacks_per_data_packet,
+            ibit_share: sum.ibit_share,
+            timeouts: dir
+                .timeouts
+                .iter()
+                .map(|t| TimeoutReport {
+                    t_s: c.rel_s(t.t_ns),
+                    path: addr(t.path),
+                    to: addr(t.to_path),
+                    observed_rto_ms: t.observed_rto_ns.map(ms),
+                    backoff: t.backoff,
+                    timer_start: t.timer_start.as_str().to_string(),
+                    est_rto_ms: t.est_rto_ms,
+                    chunks: t.chunks,
+                    tsn: t.first_tsn,
+                    frame: t.frame,
+                    filter: tsn_filter(t.first_tsn, peer_tag),
+                })
+                .collect(),
+            rto_min_ms: sum.rto_min_ms,
+            rto_min_evidence: sum.rto_min_evidence,
+            rto_max_ms: sum.rto_max_ms,
+            rto_max_evidence: sum.rto_max_evidence,
+            rto_initial_ms: sum.rto_initial_ms,
+            rto_initial_evidence: sum.rto_initial_evidence,
+            path_max_retrans: sum.path_max_retrans,
+            pmr_evidence: sum.pmr_evidence,
+            max_transfer_ms: sum.transfer_ms.map(|d| d.max),
+            p95_transfer_ms: sum.transfer_ms.map(|d| d.p95),
+            message_interval_ms: sum.message_interval_ms,
+            burstiness: sum.burstiness.map(str::to_string),
+            max_gap_ms: sum.max_gap_ms,
+            deadline_missed: sum.deadline_missed,
+            failovers: dir
+                .failovers
+                .iter()
+                .map(|f| FailoverReport {
+                    t_s: c.rel_s(f.t_ns),
+                    from: addr(f.from),
+                    to: addr(f.to),
+                    outage_start_s: f.outage_start_ns.map(|t| c.rel_s(t)),
+                    failover_ms: f.outage_start_ns.map(|t| ms(f.t_ns - t)),
+                    timeouts: f.timeouts.len() as u32,
+                    spurious: f.spurious,
+                    cause: f.cause.map(str::to_string),
+                    recommendation: f.recommendation.clone(),
+                    evidence: f.evidence.clone(),
+                    path_max_retrans: f.pmr,
+                    frame: f.frame,
+                    outage_frame: f.outage_frame,
+                    filter: match f.outage_frame {
+                        Some(o) => {
+                            format!("frame.number >= {o} && frame.number <= {} && sctp", f.frame)
+                        }
+                        None => format!("frame.number == {}", f.frame),
+                    },
+                })
+                .collect(),
+            failbacks: dir
+                .failbacks
+                .iter()
+                .map(|b| FailbackReport {
+                    t_s: c.rel_s(b.t_ns),
+                    to: addr(b.to),
+                    frame: b.frame,
+                })
+                .collect(),
+        });
+    }
+    out
+}
+
+/// Inference figures of the path row (sender, dst); RTTs only where the vantage supports them.
+pub fn path_infer(a: &Association, sender: u8, dst: std::net::IpAddr) -> PathInfer {
+    let dir: &DirInfer = &a.infer.dirs[sender as usize];
+    let Some(d) = dir.dsts.iter().find(|d| d.addr == dst) else {
+        return PathInfer::default();
+    };
+    let data_vantage = a.infer.summary[sender as usize].as_ref().map(|s| s.vantage);
+    let at_sender = a.infer.capture_at(sender as usize);
+    PathInfer {
+        rtt_ms: if data_vantage == Some(Vantage::Sender) {
+            d.rtt.dist()
+        } else {
+            None
+        },
+        hb_rtt_ms: if at_sender { d.hb_rtt.dist() } else { None },
+        retransmissions: d.retransmissions,
+        new_data_chunks: d.new_data_chunks,
+    }
+}

@@ -1,0 +1,11 @@
+//! SCTP wire format (RFC 9260 and extensions): packet views over byte buffers and typed chunks.
+//!
+//! `wire` holds the zero-copy views (`SctpPacket<T: AsRef<[u8]>>`, chunk iteration), `chunk` the
+//! typed representation parsed once per chunk, `crc32c` the checksum check (RFC 9260 6.8).
+
+pub mod chunk;
+pub mod crc32c;
+pub mod wire;
+
+pub use chunk::*;
+pub use wire::*;

@@ -1,0 +1,147 @@
+//! Human-readable terminal report (`--format table`), rendered from the JSON contract types so
+//! that the terminal and the JSON never disagree.
+
+use std::fmt::Write;
+
+use crate::report::{AssocReport, CaptureReport};
+
+/// Renders one capture.
+pub fn render_capture(c: &CaptureReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "== {}", c.file);
+    if let Some(e) = &c.error {
+        let _ = writeln!(s, "   ERROR: {e}");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "   {}{}, {} packets, {} SCTP, {} TCP, {:.3} s, {} bad checksums, {} associations",
+        c.format.as_deref().unwrap_or("?"),
+        if c.gzip { " (gzip)" } else { "" },
+        c.packets,
+        c.sctp_packets,
+        c.tcp_packets,
+        c.duration_s,
+        c.bad_checksums,
+        c.associations.len()
+    );
+    for w in &c.warnings {
+        let _ = writeln!(s, "   warning: {w}");
+    }
+    for a in &c.associations {
+        render_assoc(&mut s, a);
+    }
+    s
+}
+
+fn opt(v: Option<f64>, unit: &str) -> String {
+    v.map_or("-".to_string(), |x| format!("{x:.1}{unit}"))
+}
+
+fn render_directions(s: &mut String, a: &AssocReport) {
+    for d in &a.directions {
+        let _ = writeln!(
+            s,
+            "    direction {} -> {} (capture at: {}): {} DATA chunks, rtx {} (fast {}, timeout {}, spurious {})",
+            d.sender,
+            1 - d.sender,
+            d.vantage,
+            d.data_chunks,
+            d.retransmissions.total,
+            d.retransmissions.fast,
+            d.retransmissions.timeout,
+            d.retransmissions.spurious
+        );
+        let sd = d.sack_delay_ms.map_or("-".to_string(), |x| {
+            format!("{:.1} ms (n={}, {:.1}-{:.1})", x.median, x.n, x.min, x.max)
+        });
+        let _ = writeln!(
+            s,
+            "      base RTT {}, peer SACK delay {sd}, SACKs/DATA packet {}, I-bit share {:.2}",
+            opt(d.base_rtt_ms, " ms"),
+            d.sacks_per_data_packet
+                .map_or("-".into(), |x| format!("{x:.2}")),
+            d.ibit_share
+        );
+        let _ = writeln!(
+            s,
+            "      RTO.min {} ({} ev), RTO.max {}, RTO.initial {}, Path.Max.Retrans {}, timeouts {}, max transfer {}",
+            opt(d.rto_min_ms, " ms"),
+            d.rto_min_evidence,
+            opt(d.rto_max_ms, " ms"),
+            opt(d.rto_initial_ms, " ms"),
+            d.path_max_retrans.map_or("-".into(), |p| p.to_string()),
+            d.timeouts.len(),
+            opt(d.max_transfer_ms, " ms")
+        );
+        for f in &d.failovers {
+            let _ = writeln!(
+                s,
+                "      FAILOVER at {:.3} s {} -> {}: failover time {} after {} timeouts{}",
+                f.t_s,
+                f.from,
+                f.to,
+                opt(f.failover_ms, " ms"),
+                f.timeouts,
+                if f.spurious {
+                    format!(", SPURIOUS ({})", f.cause.as_deref().unwrap_or("unknown"))
+                } else {
+                    String::new()
+                }
+            );
+            if let Some(r) = &f.recommendation {
+                let _ = writeln!(s, "        fix: {r}");
+            }
+        }
+        for b in &d.failbacks {
+            let _ = writeln!(s, "      failback at {:.3} s to {}", b.t_s, b.to);
+        }
+    }
+}
+
+fn render_assoc(s: &mut String, a: &AssocReport) {
+    let ep = |i: usize| {
+        let e = &a.endpoints[i];
+        format!(
+            "[{}]:{} tag {}",
+            e.addresses.join(","),
+            e.port,
+            e.vtag.map_or("?".to_string(), |t| format!("0x{t:08x}"))
+        )
+    };
+    let _ = writeln!(s, "\n  association {}: {} <-> {}", a.id, ep(0), ep(1));
+    let _ = writeln!(
+        s,
+        "    {:.3}-{:.3} s, {} packets, {} DATA bytes, handshake {}{}{}",
+        a.first_s,
+        a.last_s,
+        a.packets,
+        a.data_bytes,
+        if a.handshake_seen { "seen" } else { "not seen" },
+        a.handshake_ms
+            .map_or(String::new(), |h| format!(" ({h:.3} ms)")),
+        if a.aborted { ", ABORTED" } else { "" }
+    );
+    render_directions(s, a);
+    let chunks: Vec<String> = a.chunks.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+    let _ = writeln!(s, "    chunks: {}", chunks.join(" "));
+    let _ = writeln!(
+        s,
+        "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6}",
+        "sender", "path", "packets", "DATA", "DATA bytes", "RTT ms", "HB RTT ms", "rtx"
+    );
+    for p in &a.paths {
+        let _ = writeln!(
+            s,
+            "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6}",
+            p.sender,
+            format!("{} -> {}", p.src, p.dst),
+            p.packets,
+            p.data_chunks,
+            p.data_bytes,
+            opt(p.infer.rtt_ms.map(|d| d.median), ""),
+            opt(p.infer.hb_rtt_ms.map(|d| d.median), ""),
+            p.infer.retransmissions
+        );
+    }
+}
