@@ -75,6 +75,9 @@ pub struct DirectionReport {
     pub sacks_per_data_packet: Option<f64>,
     pub ibit_share: f64,
     pub timeouts: Vec<TimeoutReport>,
+    /// Whether the sender restarts T3-rtx when a SACK advances the cumulative ack (RFC 9260
+    /// 6.3.2 R3); false for FreeBSD/usrsctp-like stacks; null without evidence.
+    pub t3_restart_on_sack: Option<bool>,
     pub rto_min_ms: Option<f64>,
     pub rto_min_evidence: u32,
     pub rto_max_ms: Option<f64>,
@@ -168,6 +171,7 @@ pub fn directions(c: &CaptureAnalysis, a: &Association) -> Vec<DirectionReport> 
                     filter: tsn_filter(t.first_tsn, peer_tag),
                 })
                 .collect(),
+            t3_restart_on_sack: sum.t3_restart_on_sack,
             rto_min_ms: sum.rto_min_ms,
             rto_min_evidence: sum.rto_min_evidence,
             rto_max_ms: sum.rto_max_ms,

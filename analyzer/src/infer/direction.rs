@@ -14,6 +14,8 @@ use crate::serial;
 const MAX_TSNS: usize = 1 << 20;
 /// Event rows kept per direction (retransmissions, samples, messages); past this only counted.
 pub const MAX_ROWS: usize = 200_000;
+/// Entries scanned when a T3-rtx expiry marks the outstanding chunks of its destination.
+const MAX_MARK_SCAN: usize = 1 << 16;
 /// RFC 9260 7.2.4: fast retransmit on the third miss indication.
 const FAST_RTX_MISSES: u8 = 3;
 
@@ -31,6 +33,8 @@ struct TsnEntry {
     /// Its transmission was captured (false for holes below a higher TSN).
     seen: bool,
     ibit: bool,
+    /// Marked for retransmission by this T3-rtx expiry (RFC 9260 6.3.3 E1), not yet resent.
+    marked: Option<u32>,
     /// Index of its latest retransmission row.
     rtx_row: Option<u32>,
 }
@@ -49,6 +53,8 @@ pub struct DstState {
     pub bytes_per_s: Vec<u64>,
     outstanding: u32,
     timer_start: Option<(i64, TimerStart)>,
+    /// The same timer for a stack that does not restart it on SACKs (FreeBSD / usrsctp).
+    timer_nr: Option<(i64, TimerStart)>,
     /// Timeouts since the last RTT sample on this path (backoff rank of the next one).
     consecutive_timeouts: u32,
     last_timeout: Option<u32>,
@@ -65,6 +71,8 @@ pub struct DstState {
     rttvar: f64,
     /// Last HEARTBEAT-ACK received for this destination.
     pub last_hb_ack_ns: Option<i64>,
+    /// Last SACK that came from this address (the path still carried traffic then).
+    pub last_sack_from_ns: Option<i64>,
 }
 
 impl DstState {
@@ -80,6 +88,7 @@ impl DstState {
             bytes_per_s: Vec::new(),
             outstanding: 0,
             timer_start: None,
+            timer_nr: None,
             consecutive_timeouts: 0,
             last_timeout: None,
             last_good_ns: i64::MIN,
@@ -89,6 +98,7 @@ impl DstState {
             srtt: None,
             rttvar: 0.0,
             last_hb_ack_ns: None,
+            last_sack_from_ns: None,
         }
     }
 
@@ -105,6 +115,12 @@ impl DstState {
             }
         }
         self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
+    }
+
+    /// A HEARTBEAT-ACK for this destination with its RTT in ms.
+    pub fn heartbeat_acked(&mut self, rtt_ms: f64) {
+        self.estimate(rtt_ms);
+        self.consecutive_timeouts = 0;
     }
 
     /// The current RFC estimate SRTT + 4 RTTVAR in ms (no RTO.min clamp).
@@ -290,6 +306,7 @@ impl DirInfer {
                         gap_acked: false,
                         seen: false,
                         ibit: false,
+                        marked: None,
                         rtx_row: None,
                     });
                 }
@@ -307,6 +324,7 @@ impl DirInfer {
             gap_acked: false,
             seen: true,
             ibit: d.flag_i,
+            marked: None,
             rtx_row: None,
         });
         while self.tsns.len() > MAX_TSNS {
@@ -329,6 +347,9 @@ impl DirInfer {
         // RFC 9260 6.3.2 R1: DATA sent with no T3-rtx timer running starts it.
         if dst.timer_start.is_none() {
             dst.timer_start = Some((ctx.ts_ns, TimerStart::Send));
+        }
+        if dst.timer_nr.is_none() {
+            dst.timer_nr = Some((ctx.ts_ns, TimerStart::Send));
         }
         self.switch_check(ctx, path);
         self.message_chunk(ctx, d, deadline_ns);
@@ -362,6 +383,7 @@ impl DirInfer {
             to: path,
             outage_start_ns: old.lost_since.map(|l| l.0),
             outage_frame: old.lost_since.map(|l| l.1),
+            last_heard_ns: old.last_sack_from_ns,
             timeouts: old.episode_timeouts.clone(),
             episode_rtx: old.episode_rtx.clone(),
             spurious: false,
@@ -428,10 +450,16 @@ impl DirInfer {
             RtxKind::Timeout
         };
         let timer_path = e.last_path;
-        let timeout = if kind == RtxKind::Timeout {
-            Some(self.timeout_event(ctx, tsn, &e, timer_path, path))
-        } else {
-            None
+        let timeout = match (kind, e.marked) {
+            // Marked by an earlier expiry and sent now as cwnd allows (RFC 9260 7.2.3).
+            (RtxKind::Timeout, Some(t)) => {
+                if let Some(ev) = self.timeouts.get_mut(t as usize) {
+                    ev.chunks += 1;
+                }
+                Some(t)
+            }
+            (RtxKind::Timeout, None) => Some(self.timeout_event(ctx, tsn, &e, timer_path, path)),
+            _ => None,
         };
         let row = self.push_rtx(Retransmission {
             tsn,
@@ -469,20 +497,34 @@ impl DirInfer {
         ent.miss = 0;
         ent.last_ns = ctx.ts_ns;
         ent.rtx_row = row;
-        if ent.last_path != path {
-            let from = ent.last_path;
-            ent.last_path = path;
-            self.dsts[from as usize].outstanding =
-                self.dsts[from as usize].outstanding.saturating_sub(1);
-            self.dsts[path as usize].outstanding += 1;
-            if self.dsts[from as usize].outstanding == 0 && kind == RtxKind::Timeout {
-                self.dsts[from as usize].timer_start = None;
+        let from = ent.last_path;
+        ent.marked = None;
+        ent.last_path = path;
+        if from != path {
+            let f = &mut self.dsts[from as usize];
+            f.outstanding = f.outstanding.saturating_sub(1);
+            if f.outstanding == 0 {
+                f.timer_start = None;
+                f.timer_nr = None;
             }
+            self.dsts[path as usize].outstanding += 1;
         }
         self.dsts[path as usize].retransmissions += 1;
+        // RFC 9260 6.3.3 E3 / 6.3.2 R1: the retransmission (re)starts the timer of the
+        // destination it is sent to when that timer is not running.
+        let start = if timeout
+            .is_some_and(|t| self.timeouts[t as usize].t_ns == ctx.ts_ns && path == from)
+        {
+            TimerStart::Expiry
+        } else {
+            TimerStart::Send
+        };
         let dst = &mut self.dsts[path as usize];
         if dst.timer_start.is_none() {
-            dst.timer_start = Some((ctx.ts_ns, TimerStart::Send));
+            dst.timer_start = Some((ctx.ts_ns, start));
+        }
+        if dst.timer_nr.is_none() {
+            dst.timer_nr = Some((ctx.ts_ns, start));
         }
     }
 
@@ -511,6 +553,10 @@ impl DirInfer {
             Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
             _ => (Some(e.last_ns), TimerStart::Unknown),
         };
+        let (nr_ns, nr_kind) = match dst.timer_nr {
+            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
+            _ => (None, TimerStart::Unknown),
+        };
         let backoff = dst.consecutive_timeouts;
         let est_rto_ms = dst.est_rto_ms();
         self.timeouts.push(Timeout {
@@ -522,6 +568,8 @@ impl DirInfer {
             timer_start: kind,
             timer_start_ns: start_ns,
             observed_rto_ns: start_ns.map(|s| ctx.ts_ns - s),
+            observed_rto_nr_ns: nr_ns.map(|s| ctx.ts_ns - s),
+            timer_start_nr: nr_kind,
             backoff,
             chunks: 1,
             first_tsn: tsn,
@@ -533,8 +581,24 @@ impl DirInfer {
         if dst.lost_since.is_some() {
             dst.episode_timeouts.push(idx);
         }
-        // RFC 9260 6.3.3 E3: the timer is restarted; it only runs while data is outstanding.
-        dst.timer_start = Some((ctx.ts_ns, TimerStart::Expiry));
+        // RFC 9260 6.3.3 E1 and 6.4.1: every chunk outstanding to that destination is marked for
+        // retransmission to the alternate destination the first one went to; the expired
+        // destination's timer stops, and the alternate's starts when a chunk is sent there (E3).
+        let moved = dst.outstanding;
+        dst.outstanding = 0;
+        dst.timer_start = None;
+        dst.timer_nr = None;
+        if to != timer_path {
+            self.dsts[to as usize].outstanding += moved;
+        } else {
+            self.dsts[to as usize].outstanding = moved;
+        }
+        for ent in self.tsns.iter_mut().take(MAX_MARK_SCAN) {
+            if ent.seen && !ent.gap_acked && ent.last_path == timer_path {
+                ent.marked = Some(idx);
+                ent.last_path = to;
+            }
+        }
         idx
     }
 
@@ -556,6 +620,8 @@ impl DirInfer {
         hb_flush: bool,
     ) {
         self.sacks += 1;
+        let from = self.dst(ctx.src);
+        self.dsts[from as usize].last_sack_from_ns = Some(ctx.ts_ns);
         let mut newly_pkts = 0u32;
         let mut last_pkt = u64::MAX;
         let mut lone_pkt: Option<u64> = None;
@@ -753,6 +819,7 @@ impl DirInfer {
         for (i, d) in self.dsts.iter_mut().enumerate() {
             if d.outstanding == 0 {
                 d.timer_start = None;
+                d.timer_nr = None;
             } else if advanced && acked_paths & (1u64 << i.min(63)) != 0 {
                 d.timer_start = Some((ctx.ts_ns, TimerStart::Sack));
             }

@@ -77,6 +77,9 @@ pub struct Timeout {
     pub timer_start_ns: Option<i64>,
     /// Observed RTO: retransmission - start of the timer that expired.
     pub observed_rto_ns: Option<i64>,
+    /// The same for a stack that does not restart the timer on SACKs (FreeBSD / usrsctp).
+    pub observed_rto_nr_ns: Option<i64>,
+    pub timer_start_nr: TimerStart,
     /// Consecutive timeouts on this path with no RTT sample in between (0 = first).
     pub backoff: u32,
     /// Chunks retransmitted by this expiry.
@@ -126,6 +129,8 @@ pub struct Failover {
     /// First transmission on the old path never acknowledged in its original transmission.
     pub outage_start_ns: Option<i64>,
     pub outage_frame: Option<u64>,
+    /// Last SACK received from the old path's address before the failover.
+    pub last_heard_ns: Option<i64>,
     /// Timeouts on the old path since the outage started (indices into timeouts).
     pub timeouts: Vec<u32>,
     /// First retransmissions of originals sent on the old path since the outage started.

@@ -123,6 +123,9 @@ impl AssocInfer {
                     let d = &mut dir.dsts[path as usize];
                     d.hb_rtt.push(rtt as f64 / 1e6);
                     d.last_hb_ack_ns = Some(ctx.ts_ns);
+                    // RFC 9260 8.3: a HEARTBEAT-ACK clears the destination's error counter and
+                    // gives an RTT measurement (which ends any RTO backoff, 6.3.1 C2/C3).
+                    d.heartbeat_acked(rtt as f64 / 1e6);
                     if dir.rtt_rows.len() < direction::MAX_ROWS {
                         dir.rtt_rows.push(events::RttSample {
                             kind: events::RttKind::Heartbeat,

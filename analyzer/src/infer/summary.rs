@@ -48,6 +48,8 @@ pub struct DirSummary {
     pub delayed_sack_share: Option<f64>,
     pub sacks_per_data_packet: Option<f64>,
     pub ibit_share: f64,
+    /// Whether the stack restarts T3-rtx on SACKs (RFC 9260 6.3.2 R3); None without evidence.
+    pub t3_restart_on_sack: Option<bool>,
     pub rto_min_ms: Option<f64>,
     pub rto_min_evidence: u32,
     pub rto_max_ms: Option<f64>,
@@ -94,8 +96,63 @@ fn vantage(inf: &AssocInfer, s: usize) -> (Vantage, String) {
     }
 }
 
+/// Whether the sender restarts T3-rtx when a SACK advances the cumulative ack (RFC 9260 6.3.2
+/// R3). FreeBSD / usrsctp do not: their expiries then come sooner after the last SACK than any
+/// RTO the stack can hold (RTO >= SRTT + 4 RTTVAR, fired at most one 10 ms tick early). For such
+/// a stack the timer start of each expiry is the send from idle (or the previous expiry) instead;
+/// where that start is not in the trace either (the timer ran through silent expiries under
+/// continuous traffic) the observed RTO is reported as missing.
+fn apply_timer_model(dir: &mut DirInfer) -> Option<bool> {
+    let too_early = |t: &super::events::Timeout| match (t.observed_rto_ns, t.est_rto_ms) {
+        (Some(o), Some(e)) => {
+            t.timer_start == TimerStart::Sack && (o as f64 / 1e6) < e - (0.2 * e).max(10.0)
+        }
+        _ => false,
+    };
+    let sack_started = dir
+        .timeouts
+        .iter()
+        .any(|t| t.timer_start == TimerStart::Sack);
+    if !sack_started {
+        return None;
+    }
+    if !dir.timeouts.iter().any(too_early) {
+        return Some(true);
+    }
+    for t in dir
+        .timeouts
+        .iter_mut()
+        .filter(|t| t.timer_start == TimerStart::Sack)
+    {
+        let plausible_cap = t
+            .est_rto_ms
+            .map(|e| 2.5 * e.max(1.0) * 2f64.powi(t.backoff as i32));
+        match t.observed_rto_nr_ns {
+            Some(o)
+                if matches!(t.timer_start_nr, TimerStart::Send | TimerStart::Expiry)
+                    && plausible_cap.is_none_or(|c| (o as f64 / 1e6) <= c) =>
+            {
+                t.observed_rto_ns = Some(o);
+                t.timer_start = t.timer_start_nr;
+                t.timer_start_ns = Some(t.t_ns - o);
+            }
+            _ => {
+                t.observed_rto_ns = None;
+                t.timer_start = TimerStart::Unknown;
+                t.timer_start_ns = None;
+            }
+        }
+    }
+    Some(false)
+}
+
 pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let (vantage, vantage_evidence) = vantage(inf, s);
+    let t3_restart_on_sack = if vantage == Vantage::Sender {
+        apply_timer_model(&mut inf.dirs[s])
+    } else {
+        None
+    };
     let dir = &inf.dirs[s];
     let base_rtt_ms = dir
         .dsts
@@ -278,6 +335,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         delayed_sack_share,
         sacks_per_data_packet,
         ibit_share,
+        t3_restart_on_sack,
         rto_min_ms,
         rto_min_evidence,
         rto_max_ms,
@@ -368,7 +426,15 @@ fn diagnose_failovers(
             .iter()
             .filter_map(|r| r.spurious.map(|why| (r.tsn, why)))
             .collect();
-        let outage = truly_lost.or(f.outage_start_ns.zip(f.outage_frame));
+        // A SACK that still arrived over the old path after the first lost original was sent
+        // shows the path alive until then (in-flight and queued originals are lost at the cut):
+        // the outage cannot have started before it.
+        let outage = truly_lost
+            .or(f.outage_start_ns.zip(f.outage_frame))
+            .map(|(t, fr)| match f.last_heard_ns {
+                Some(h) if h > t && h <= f.t_ns => (h, fr),
+                _ => (t, fr),
+            });
         let start = outage.map_or(f.t_ns, |o| o.0);
         if truly_lost.is_none() {
             if let Some((tsn, why)) = delivered.first() {
