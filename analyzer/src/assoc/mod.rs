@@ -92,6 +92,8 @@ pub struct Association {
     pub chunk_counts: Vec<(u8, u64)>,
     pub data_bytes: u64,
     pub bad_checksums: u64,
+    /// Chunks whose length field was impossible (RFC 9260 3.2).
+    pub malformed_chunks: u64,
     pub paths: Vec<PathStats>,
     /// Time of the first INIT and of the COOKIE-ACK (handshake, RFC 9260 5.1).
     pub init_ns: Option<i64>,
@@ -119,6 +121,7 @@ impl Association {
             chunk_counts: Vec::new(),
             data_bytes: 0,
             bad_checksums: 0,
+            malformed_chunks: 0,
             paths: Vec::new(),
             init_ns: None,
             cookie_ack_ns: None,
@@ -233,6 +236,15 @@ impl Association {
                 self.closed_ns.get_or_insert(ctx.ts_ns);
             }
             _ => {}
+        }
+    }
+
+    /// A chunk with an impossible length: counted under its type and as malformed.
+    pub fn count_malformed(&mut self, ctype: u8) {
+        self.malformed_chunks += 1;
+        match self.chunk_counts.iter_mut().find(|(t, _)| *t == ctype) {
+            Some((_, n)) => *n += 1,
+            None => self.chunk_counts.push((ctype, 1)),
         }
     }
 

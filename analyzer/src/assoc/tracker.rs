@@ -141,8 +141,9 @@ impl Tracker {
     /// peer must put on packets to the INIT sender.
     fn on_init(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
         if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, itag)) {
-            // A retransmitted INIT (T1-init, RFC 9260 5.1 step C).
-            if self.assocs[a as usize].closed_ns.is_none() {
+            // A retransmitted INIT (T1-init, RFC 9260 5.1 step C) from the same host.
+            let assoc = &self.assocs[a as usize];
+            if assoc.closed_ns.is_none() && assoc.endpoints[ep as usize].has_addr(&ctx.src) {
                 return Some((a, ep));
             }
         }

@@ -392,6 +392,11 @@ impl DirInfer {
             recommendation: None,
             pmr: None,
         });
+        // The episode that led to this failover is closed; a later one starts afresh.
+        let old = &mut self.dsts[cur as usize];
+        old.lost_since = None;
+        old.episode_timeouts.clear();
+        old.episode_rtx.clear();
     }
 
     fn message_chunk(&mut self, ctx: &PacketCtx, d: &DataChunk, deadline_ns: Option<i64>) {

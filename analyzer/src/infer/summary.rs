@@ -97,7 +97,7 @@ fn vantage(inf: &AssocInfer, s: usize) -> (Vantage, String) {
 }
 
 /// Whether the sender restarts T3-rtx when a SACK advances the cumulative ack (RFC 9260 6.3.2
-/// R3). FreeBSD / usrsctp do not: their expiries then come sooner after the last SACK than any
+/// R3): Some(false) with evidence against it, None otherwise. FreeBSD / usrsctp do not: their expiries then come sooner after the last SACK than any
 /// RTO the stack can hold (RTO >= SRTT + 4 RTTVAR, fired at most one 10 ms tick early). For such
 /// a stack the timer start of each expiry is the send from idle (or the previous expiry) instead;
 /// where that start is not in the trace either (the timer ran through silent expiries under
@@ -117,7 +117,7 @@ fn apply_timer_model(dir: &mut DirInfer) -> Option<bool> {
         return None;
     }
     if !dir.timeouts.iter().any(too_early) {
-        return Some(true);
+        return None;
     }
     for t in dir
         .timeouts
@@ -218,14 +218,23 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let floor: Vec<f64> = dir
         .timeouts
         .iter()
-        .filter(|t| t.backoff == 0 && t.timer_start == TimerStart::Send)
+        .filter(|t| {
+            t.backoff == 0 && matches!(t.timer_start, TimerStart::Send | TimerStart::Expiry)
+        })
         .filter_map(|t| {
             let obs = t.observed_rto_ns? as f64 / 1e6;
             let est = t.est_rto_ms?;
-            (est < 0.8 * obs).then_some(obs)
+            (est < 0.7 * obs).then_some(obs)
         })
         .collect();
-    let rto_min_ms = if vantage == Vantage::Sender {
+    // The floor is the lowest cluster: expiries fire at most a tick early, while a hidden
+    // (silent) earlier expiry or a backoff only makes an observed RTO longer.
+    let lowest = floor.iter().copied().fold(f64::INFINITY, f64::min);
+    let floor: Vec<f64> = floor
+        .into_iter()
+        .filter(|&v| v <= 1.3 * lowest + 5.0)
+        .collect();
+    let rto_min_ms = if vantage == Vantage::Sender && floor.len() >= 2 {
         median(&floor)
     } else {
         None

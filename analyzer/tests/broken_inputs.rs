@@ -1,0 +1,202 @@
+//! Broken inputs give clear errors or warnings naming the offset, never a panic, and keep what
+//! was read before the problem; the CLI's exit status says which captures failed.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use analyzer::analyze::{analyze_file, Options};
+
+fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sctp-analyzer-broken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// Classic pcap, little endian, microseconds, LINKTYPE_RAW (101).
+fn pcap_header() -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    v.extend_from_slice(&2u16.to_le_bytes());
+    v.extend_from_slice(&4u16.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes());
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&65535u32.to_le_bytes());
+    v.extend_from_slice(&101u32.to_le_bytes());
+    v
+}
+
+fn record(ts_s: u32, data: &[u8]) -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&ts_s.to_le_bytes());
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    v.extend_from_slice(data);
+    v
+}
+
+/// IPv4 (proto 132) + SCTP common header + the given chunk bytes, with a valid CRC32c.
+fn sctp_ip(vtag: u32, chunks: &[u8]) -> Vec<u8> {
+    let mut sctp = Vec::new();
+    sctp.extend_from_slice(&5000u16.to_be_bytes());
+    sctp.extend_from_slice(&5001u16.to_be_bytes());
+    sctp.extend_from_slice(&vtag.to_be_bytes());
+    sctp.extend_from_slice(&[0; 4]);
+    sctp.extend_from_slice(chunks);
+    let crc = analyzer::sctp::crc32c::compute(&sctp);
+    sctp[8..12].copy_from_slice(&crc.to_le_bytes());
+    let total = 20 + sctp.len();
+    let mut ip = vec![
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        0,
+        0,
+        0,
+        64,
+        132,
+        0,
+        0,
+        10,
+        0,
+        0,
+        1,
+        10,
+        0,
+        0,
+        2,
+    ];
+    ip.extend_from_slice(&sctp);
+    ip
+}
+
+fn data_chunk(tsn: u32) -> Vec<u8> {
+    let mut c = vec![0, 0x03, 0, 20];
+    c.extend_from_slice(&tsn.to_be_bytes());
+    c.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    c
+}
+
+fn analyze(p: &PathBuf) -> Result<analyzer::analyze::CaptureAnalysis, String> {
+    analyze_file(p, &Options::default(), &mut |_| {}).map_err(|e| e.to_string())
+}
+
+#[test]
+fn empty_file_is_an_error_naming_the_file() {
+    let p = tmp("empty.pcap", b"");
+    let e = analyze(&p).unwrap_err();
+    assert!(
+        e.contains("empty.pcap") && e.to_lowercase().contains("empty"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_magic_names_offset_zero() {
+    let p = tmp("magic.pcap", b"GIF89a this is not a capture at all....");
+    let e = analyze(&p).unwrap_err();
+    assert!(e.contains("magic.pcap") && e.contains("offset 0"), "{e}");
+}
+
+#[test]
+fn truncated_header_is_an_error() {
+    let p = tmp("short.pcap", &pcap_header()[..10]);
+    let e = analyze(&p).unwrap_err();
+    assert!(e.contains("short.pcap") && e.contains("offset"), "{e}");
+}
+
+#[test]
+fn truncated_record_keeps_what_was_read() {
+    let mut f = pcap_header();
+    f.extend(record(1, &sctp_ip(7, &data_chunk(100))));
+    let mut last = record(2, &sctp_ip(7, &data_chunk(101)));
+    last.truncate(last.len() - 10);
+    f.extend(last);
+    let p = tmp("cut.pcap", &f);
+    let c = analyze(&p).unwrap();
+    assert_eq!(c.packets, 1);
+    assert_eq!(c.associations.len(), 1);
+    assert!(
+        c.warnings.iter().any(|w| w.contains("offset")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn chunk_length_past_the_packet_end_is_a_warning_and_counted_malformed() {
+    let mut bad = data_chunk(100);
+    bad[3] = 200; // length 200 in a 20-byte chunk
+    let mut f = pcap_header();
+    f.extend(record(1, &sctp_ip(7, &bad)));
+    let p = tmp("pastend.pcap", &f);
+    let c = analyze(&p).unwrap();
+    assert_eq!(c.sctp_packets, 1);
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("past the packet end") && w.contains("frame 1")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(c.associations[0].malformed_chunks, 1);
+}
+
+#[test]
+fn zero_length_chunk_is_a_warning() {
+    let mut chunks = data_chunk(100);
+    chunks.extend_from_slice(&[3, 0, 0, 0]); // SACK header with length 0
+    let mut f = pcap_header();
+    f.extend(record(1, &sctp_ip(7, &chunks)));
+    let p = tmp("zero.pcap", &f);
+    let c = analyze(&p).unwrap();
+    assert!(
+        c.warnings.iter().any(|w| w.contains("chunk length 0")),
+        "{:?}",
+        c.warnings
+    );
+    assert_eq!(
+        c.associations[0].chunk_count(0),
+        1,
+        "the DATA before it is kept"
+    );
+}
+
+#[test]
+fn cli_exit_status_reports_failed_captures_and_keeps_the_others() {
+    let mut f = pcap_header();
+    f.extend(record(1, &sctp_ip(7, &data_chunk(100))));
+    let good = tmp("good.pcap", &f);
+    let bad = tmp("bad.pcap", b"nonsense bytes, not a capture");
+    let bin = env!("CARGO_BIN_EXE_sctp-analyzer");
+    let out = Command::new(bin)
+        .args(["analyze", "--format", "json"])
+        .arg(&good)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let caps = doc["captures"].as_array().unwrap();
+    assert_eq!(caps.len(), 2);
+    assert_eq!(caps[0]["associations"].as_array().unwrap().len(), 1);
+    assert!(caps[1]["error"].as_str().unwrap().contains("offset 0"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.pcap"));
+
+    let ok = Command::new(bin)
+        .args(["analyze", "--format", "json"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let usage = Command::new(bin)
+        .args(["analyze", "--format", "nope"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}

@@ -1,0 +1,28 @@
+//! Snapshot tests (insta) of the terminal report and the JSON contract on sample traces, so any
+//! change in a reported figure shows up in review.
+
+mod common;
+
+fn report(name: &str) -> analyzer::report::CaptureReport {
+    let (_, mut r) = common::analyze(&common::samples_dir().join(name));
+    r.file = name.to_string();
+    r
+}
+
+#[test]
+fn text_report_multihomed_cut() {
+    let r = report("cut_p20_sack40_sender.pcap");
+    insta::assert_snapshot!(analyzer::text::render_capture(&r));
+}
+
+#[test]
+fn text_report_spurious_failover() {
+    let r = report("spur_pmr1_rtomin30_sender.pcap");
+    insta::assert_snapshot!(analyzer::text::render_capture(&r));
+}
+
+#[test]
+fn json_directions_sparse_receiver() {
+    let r = report("sparse_sack200_receiver.pcap");
+    insta::assert_json_snapshot!(r.associations[0].directions);
+}
