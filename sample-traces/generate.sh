@@ -33,6 +33,10 @@ run udp_cut_p20 "MODE=udp VERBOSE=0" "{\"scenario\": \"SCTP over UDP 9899, paced
 # Spurious failover: RTO.min 30 ms < SACK delay 200 ms, PMR 1, no failure at all.
 run spur_pmr1_rtomin30 "RTO_INIT=100 VERBOSE=0" "{\"scenario\": \"spurious failover: RTO.min 30 ms < peer SACK delay 200 ms, sparse 400 ms, no failure\", \"spurious_failover_expected\": true, \"cause\": \"RTO.min 30 ms < SACK delay 200 ms\"}" \
   200 30 1 5 400 -1 6
+# RTT spike on path 1 (one-way 20 -> 400 ms from +3 s to +5 s, nothing lost) with RTO.min 100 ms:
+# the sender fails over while path 1 works (and fails back): cause rtt_spike.
+run spike_p20_rtomin100 "SPIKE=3:5:400 VERBOSE=0" "{\"scenario\": \"RTT spike on path 1 (one-way 20 -> 400 ms from client start +3 s to +5 s), no loss, no failure, RTO.min 100 ms\", \"spurious_failover_expected\": true, \"cause\": \"RTT spike above the RTO\"}" \
+  40 100 2 20 20 -1 7
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3

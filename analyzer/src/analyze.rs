@@ -23,6 +23,9 @@ pub struct Options {
     pub sctp_udp_ports: Vec<u16>,
     /// Keep one row per chunk (memory grows with the capture).
     pub keep_chunks: bool,
+    /// Keep per-event rows (RTT samples, messages, SACK-delay samples) of associations that
+    /// ended, for the DataFrames; off, an ended association keeps only its summary.
+    pub keep_rows: bool,
     /// Inter-arrival deadline for missed-deadline counting, in ms.
     pub deadline_ms: Option<f64>,
     pub limits: TrackerLimits,
@@ -33,6 +36,7 @@ impl Default for Options {
         Options {
             sctp_udp_ports: vec![SCTP_UDP_PORT],
             keep_chunks: false,
+            keep_rows: true,
             deadline_ms: None,
             limits: TrackerLimits::default(),
         }
@@ -74,6 +78,8 @@ pub struct CaptureAnalysis {
     pub last_ns: Option<i64>,
     pub associations: Vec<Association>,
     pub chunks: Option<ChunkRows>,
+    /// TCP connections, for the SCTP-vs-TCP comparison.
+    pub tcp_flows: Vec<crate::tcp::TcpFlow>,
 }
 
 impl CaptureAnalysis {
@@ -157,6 +163,10 @@ pub fn analyze_reader(
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
     }
+    let tcp = pass.tcp.finish();
+    for w in tcp.warnings {
+        pass.warnings.push(|| w);
+    }
     warnings.extend(pass.warnings.finish());
     let first_ns = pass.first_ns;
     let mut associations = pass.tracker.into_associations();
@@ -176,6 +186,7 @@ pub fn analyze_reader(
         last_ns: pass.last_ns,
         associations,
         chunks: pass.chunks,
+        tcp_flows: tcp.flows,
     }
 }
 
@@ -184,6 +195,7 @@ struct Pass<'o> {
     opts: &'o Options,
     net: NetDecoder,
     tracker: Tracker,
+    tcp: crate::tcp::TcpTracker,
     chunks: Option<ChunkRows>,
     warnings: Warnings,
     first_ns: Option<i64>,
@@ -199,6 +211,7 @@ impl<'o> Pass<'o> {
             opts,
             net: NetDecoder::new(),
             tracker: Tracker::new(opts.limits),
+            tcp: crate::tcp::TcpTracker::new(),
             chunks: opts.keep_chunks.then(ChunkRows::default),
             warnings: Warnings::default(),
             first_ns: None,
@@ -223,7 +236,10 @@ impl<'o> Pass<'o> {
                     }
                 }
             }
-            6 => self.tcp_packets += 1,
+            6 => {
+                self.tcp_packets += 1;
+                self.tcp.segment(frame, ts_ns, ip);
+            }
             _ => {}
         }
     }
@@ -267,11 +283,13 @@ impl<'o> Pass<'o> {
             ttl: ip.ttl,
         };
         let mut iter = pkt.chunks(missing);
+        let mut first_err = None;
         let first_view = match iter.next() {
             Some(Ok(v)) => Some(v),
             Some(Err(e)) => {
                 self.warnings
                     .push(|| format!("frame {frame} (offset {offset}): {e}"));
+                first_err = Some(e);
                 None
             }
             None => None,
@@ -285,6 +303,9 @@ impl<'o> Pass<'o> {
             infer.deadline_ns = self.opts.deadline_ms.map(|d| (d * 1e6) as i64);
         }
         infer.packet_start(&ctx, sender);
+        if let Some(e) = first_err {
+            self.malformed(a, bytes, &e);
+        }
         if let Some(v) = first_view {
             let parsed = first_chunk.map(Ok).unwrap_or_else(|| v.parse());
             self.chunk(a, &ctx, sender, path, offset, &v, parsed);
@@ -297,12 +318,24 @@ impl<'o> Pass<'o> {
                     Err(e) => {
                         self.warnings
                             .push(|| format!("frame {frame} (offset {offset}): {e}"));
+                        self.malformed(a, bytes, &e);
                         break;
                     }
                 }
             }
         }
         self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
+    }
+
+    /// A chunk whose header is present but whose length is impossible (RFC 9260 3.2): counted
+    /// under its type and as malformed, as Wireshark does; the walk of that packet ends there.
+    fn malformed(&mut self, a: u32, bytes: &[u8], e: &sctp::ChunkError) {
+        use sctp::ChunkErrorKind::{LengthTooSmall, PastEnd};
+        if matches!(e.kind, LengthTooSmall(_) | PastEnd { .. }) {
+            if let Some(&ctype) = bytes.get(e.offset) {
+                self.tracker.get_mut(a).count_malformed(ctype);
+            }
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -328,7 +361,19 @@ impl<'o> Pass<'o> {
         self.tracker
             .chunk(a, ctx, sender, path, view, chunk.as_ref());
         if let Some(c) = &chunk {
-            self.tracker.get_mut(a).infer.chunk(ctx, sender, view, c);
+            let assoc = self.tracker.get_mut(a);
+            assoc.infer.chunk(ctx, sender, view, c);
+            if matches!(
+                c,
+                sctp::Chunk::ShutdownComplete { .. } | sctp::Chunk::Abort { .. }
+            ) {
+                // RFC 9260 9.2 / 9.1: the association is over; summarise it now so that its
+                // detail can go (bounded memory over long captures).
+                assoc.infer.finish();
+                if !self.opts.keep_rows {
+                    assoc.infer.compact();
+                }
+            }
         }
         if let Some(rows) = &mut self.chunks {
             rows.push(ctx, a, sender, view, chunk.as_ref());

@@ -8,6 +8,7 @@ pub mod analyze;
 pub mod assoc;
 pub mod capture;
 pub mod chunk_rows;
+pub mod compare;
 pub mod frames;
 pub mod infer;
 pub mod net;
@@ -15,6 +16,7 @@ pub mod report;
 pub mod report_infer;
 pub mod sctp;
 pub mod serial;
+pub mod tcp;
 pub mod text;
 
 /// polars, re-exported so the dashboard links the same build.

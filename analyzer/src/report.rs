@@ -36,6 +36,12 @@ pub struct CaptureReport {
     pub start_epoch_s: Option<f64>,
     pub duration_s: f64,
     pub associations: Vec<AssocReport>,
+    /// TCP connections (issue "TCP comparison").
+    #[serde(default)]
+    pub tcp_flows: Vec<crate::tcp::TcpFlowReport>,
+    /// SCTP association and TCP flow directions side by side, same units.
+    #[serde(default)]
+    pub comparison: Vec<crate::compare::ComparisonRow>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -71,6 +77,7 @@ pub struct AssocReport {
     pub chunks: BTreeMap<String, u64>,
     pub data_bytes: u64,
     pub bad_checksums: u64,
+    pub malformed_chunks: u64,
     /// INIT -> COOKIE-ACK at the vantage point (RFC 9260 5.1).
     pub handshake_ms: Option<f64>,
     /// SHUTDOWN -> SHUTDOWN-COMPLETE (RFC 9260 9.2).
@@ -87,6 +94,17 @@ fn ms(ns: i64) -> f64 {
 
 impl CaptureReport {
     pub fn from_analysis(c: &CaptureAnalysis) -> Self {
+        let associations: Vec<AssocReport> = c
+            .associations
+            .iter()
+            .map(|a| AssocReport::new(c, a))
+            .collect();
+        let tcp_flows: Vec<crate::tcp::TcpFlowReport> = c
+            .tcp_flows
+            .iter()
+            .map(|f| crate::tcp::TcpFlowReport::new(c, f))
+            .collect();
+        let comparison = crate::compare::rows(&associations, &tcp_flows);
         CaptureReport {
             file: c.file.clone(),
             format: Some(c.format.as_str().to_string()),
@@ -102,11 +120,9 @@ impl CaptureReport {
                 (Some(a), Some(b)) => (b - a) as f64 / 1e9,
                 _ => 0.0,
             },
-            associations: c
-                .associations
-                .iter()
-                .map(|a| AssocReport::new(c, a))
-                .collect(),
+            associations,
+            tcp_flows,
+            comparison,
         }
     }
 
@@ -125,6 +141,8 @@ impl CaptureReport {
             start_epoch_s: None,
             duration_s: 0.0,
             associations: Vec::new(),
+            tcp_flows: Vec::new(),
+            comparison: Vec::new(),
         }
     }
 }
@@ -154,6 +172,7 @@ impl AssocReport {
                 .collect(),
             data_bytes: a.data_bytes,
             bad_checksums: a.bad_checksums,
+            malformed_chunks: a.malformed_chunks,
             handshake_ms: a.handshake_ns().map(ms),
             shutdown_ms: match (a.shutdown_ns, a.shutdown_complete_ns) {
                 (Some(s), Some(c)) if c >= s => Some(ms(c - s)),

@@ -31,7 +31,64 @@ pub fn render_capture(c: &CaptureReport) -> String {
     for a in &c.associations {
         render_assoc(&mut s, a);
     }
+    for f in &c.tcp_flows {
+        render_tcp(&mut s, f);
+    }
     s
+}
+
+fn render_tcp(s: &mut String, f: &crate::tcp::TcpFlowReport) {
+    let _ = writeln!(
+        s,
+        "\n  TCP connection {}: {} -> {} (client by {}), {:.3}-{:.3} s, {} packets ({} duplicate frames), handshake {}{}",
+        f.id,
+        f.client,
+        f.server,
+        f.client_rule,
+        f.first_s,
+        f.last_s,
+        f.packets,
+        f.duplicate_frames,
+        if f.handshake_seen { "seen" } else { "not seen" },
+        f.handshake_ms
+            .map_or(String::new(), |h| format!(" ({h:.3} ms)"))
+    );
+    for d in &f.directions {
+        let _ = writeln!(
+            s,
+            "    direction {} -> {} (capture at: {}): {} bytes in {} segments, rtx {} (fast {}, timeout {}, spurious {})",
+            d.sender,
+            1 - d.sender,
+            d.vantage,
+            d.data_bytes,
+            d.data_segments,
+            d.retransmissions.total,
+            d.retransmissions.fast,
+            d.retransmissions.timeout,
+            d.retransmissions.spurious
+        );
+        let _ = writeln!(
+            s,
+            "      RTT {} (base {}), first RTO {}, RTO.min {}{}, delayed ACK {}, max gap {}, max transfer {}",
+            opt(d.rtt_ms.map(|x| x.median), " ms"),
+            opt(d.base_rtt_ms, " ms"),
+            opt(d.rto_first_ms, " ms"),
+            opt(d.rto_min_ms, " ms"),
+            d.rto_model
+                .as_deref()
+                .map_or(String::new(), |m| format!(" ({m} model)")),
+            opt(d.delayed_ack_ms.map(|x| x.median), " ms"),
+            opt(d.max_gap_ms, " ms"),
+            opt(d.max_transfer_ms, " ms")
+        );
+        for o in &d.outages {
+            let _ = writeln!(
+                s,
+                "      OUTAGE {:.3} -> {:.3} s: recovered after {:.1} ms, {} timeouts",
+                o.start_s, o.recovered_s, o.recovery_ms, o.timeouts
+            );
+        }
+    }
 }
 
 fn opt(v: Option<f64>, unit: &str) -> String {

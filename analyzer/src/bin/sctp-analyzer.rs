@@ -25,6 +25,31 @@ struct Cli {
 enum Command {
     /// Analyse one or more captures (pcap, pcapng, optionally gzip-compressed).
     Analyze(AnalyzeArgs),
+    /// Compare SCTP associations and TCP connections of the same captures, metric by metric.
+    Compare(CompareArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum CompareFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Capture files.
+    #[arg(required = true)]
+    captures: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: CompareFormat,
+    /// UDP port carrying SCTP (RFC 6951); repeatable. 9899 is always included.
+    #[arg(long = "sctp-udp-port")]
+    sctp_udp_ports: Vec<u16>,
+    /// Never show a progress bar.
+    #[arg(long)]
+    no_progress: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -67,6 +92,67 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Analyze(args) => run_analyze(args),
+        Command::Compare(args) => run_compare(args),
+    }
+}
+
+fn run_compare(args: CompareArgs) -> ExitCode {
+    let mut udp_ports = vec![SCTP_UDP_PORT];
+    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let opts = Options {
+        sctp_udp_ports: udp_ports,
+        ..Options::default()
+    };
+    let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+    let mut failed = false;
+    let mut out = std::io::stdout().lock();
+    let mut json = Vec::new();
+    let mut tables = Vec::new();
+    for path in &args.captures {
+        let c = match analyze_one(path, &opts, show_progress) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("sctp-analyzer: {e}");
+                failed = true;
+                continue;
+            }
+        };
+        let r = CaptureReport::from_analysis(&c);
+        let res = match args.format {
+            CompareFormat::Text => out
+                .write_all(analyzer::compare::render_text(&r.file, &r.comparison).as_bytes())
+                .map_err(|e| e.to_string()),
+            CompareFormat::Json => {
+                json.push(serde_json::json!({"file": r.file, "comparison": r.comparison}));
+                Ok(())
+            }
+            CompareFormat::Csv => frames::capture_tables(&c)
+                .map(|t| tables.push(t.into_iter().filter(|t| t.name == "comparison").collect()))
+                .map_err(|e| e.to_string()),
+        };
+        if let Err(e) = res {
+            eprintln!("sctp-analyzer: {}: {e}", path.display());
+            failed = true;
+        }
+    }
+    let res = match args.format {
+        CompareFormat::Text => Ok(()),
+        CompareFormat::Json => serde_json::to_writer(&mut out, &json)
+            .map_err(|e| e.to_string())
+            .and_then(|_| out.write_all(b"\n").map_err(|e| e.to_string())),
+        CompareFormat::Csv => {
+            drop(out);
+            write_tables(tables, None, TableFormat::Csv)
+        }
+    };
+    if let Err(e) = res {
+        eprintln!("sctp-analyzer: {e}");
+        return ExitCode::from(1);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -85,6 +171,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     let tables_wanted = matches!(format, Format::Csv | Format::Parquet);
     let opts = Options {
         sctp_udp_ports: udp_ports,
+        keep_rows: tables_wanted,
         keep_chunks: if args.no_chunks {
             false
         } else {

@@ -125,6 +125,35 @@ pub fn retransmissions(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         "spurious_evidence" => rows.iter().map(|r| r.3.spurious).collect::<Vec<_>>(),
         "frame" => rows.iter().map(|r| r.3.frame).collect::<Vec<_>>(),
         "orig_frame" => rows.iter().map(|r| r.3.orig_frame).collect::<Vec<_>>(),
+        "filter" => rows.iter().map(|r| format!("sctp.data_tsn_raw == {}", r.3.tsn)).collect::<Vec<_>>(),
+    )
+}
+
+/// New DATA bytes per path per second of the direction (throughput over time).
+pub fn throughput(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let rows: Vec<_> = dirs(c)
+        .flat_map(|(a, s, d)| {
+            let start = d.first_ns.map_or(0.0, |t| c.rel_s(t).floor());
+            d.dsts.iter().flat_map(move |p| {
+                p.bytes_per_s.iter().enumerate().map(move |(i, b)| {
+                    (
+                        a.id as u32,
+                        s as u32,
+                        p.addr.to_string(),
+                        start + i as f64,
+                        *b,
+                    )
+                })
+            })
+        })
+        .collect();
+    frame!(c, rows.len();
+        "assoc" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        "sender" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        "path" => rows.iter().map(|r| r.2.clone()).collect::<Vec<_>>(),
+        "second_s" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        "bytes" => rows.iter().map(|r| r.4).collect::<Vec<_>>(),
+        "bps" => rows.iter().map(|r| r.4 * 8).collect::<Vec<_>>(),
     )
 }
 

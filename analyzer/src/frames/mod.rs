@@ -10,6 +10,7 @@ use crate::analyze::CaptureAnalysis;
 use crate::sctp::chunk_type_name;
 
 mod infer;
+mod tcp;
 
 /// A named table of one capture.
 pub struct Table {
@@ -82,7 +83,41 @@ pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
             name: "messages",
             df: infer::messages(c)?,
         },
+        Table {
+            name: "throughput",
+            df: infer::throughput(c)?,
+        },
     ];
+    out.extend([
+        Table {
+            name: "tcp_flows",
+            df: tcp::tcp_flows(c)?,
+        },
+        Table {
+            name: "tcp_rtt_samples",
+            df: tcp::tcp_rtt_samples(c)?,
+        },
+        Table {
+            name: "tcp_retransmissions",
+            df: tcp::tcp_retransmissions(c)?,
+        },
+        Table {
+            name: "tcp_timeouts",
+            df: tcp::tcp_timeouts(c)?,
+        },
+        Table {
+            name: "tcp_delayed_acks",
+            df: tcp::tcp_delayed_acks(c)?,
+        },
+        Table {
+            name: "tcp_throughput",
+            df: tcp::tcp_throughput(c)?,
+        },
+        Table {
+            name: "comparison",
+            df: tcp::comparison(c)?,
+        },
+    ]);
     if c.chunks.is_some() {
         out.push(Table {
             name: "chunks",

@@ -274,6 +274,7 @@ impl DirInfer {
                     kind: RtxKind::Timeout,
                     timeout: None,
                     spurious: Some("already acknowledged"),
+                    acked_ns: None,
                 });
                 self.rtx_timeout += 1;
                 self.dsts[path as usize].retransmissions += 1;
@@ -477,6 +478,7 @@ impl DirInfer {
             kind,
             timeout,
             spurious: None,
+            acked_ns: None,
         });
         // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting).
         if e.tx == 1 {
@@ -665,6 +667,9 @@ impl DirInfer {
                 // RFC 9260 8.2: an acknowledgement clears the destination's error count.
                 od.consecutive_timeouts = 0;
             } else if let Some(r) = e.rtx_row {
+                if let Some(row) = this.retransmissions.get_mut(r as usize) {
+                    row.acked_ns.get_or_insert(ctx.ts_ns);
+                }
                 // Eifel-like: acknowledged sooner after the retransmission than a round trip
                 // of the retransmission's path allows, so the original got there.
                 let rt = ctx.ts_ns - e.last_ns;
@@ -873,6 +878,26 @@ impl DirInfer {
 
     fn last_delivery_ns(&self) -> Option<i64> {
         self.last_delivery
+    }
+
+    /// Drops per-event rows and samples, keeping counters, summaries and the events that the
+    /// JSON report lists (timeouts, retransmissions, failovers).
+    pub fn compact(&mut self) {
+        self.tsns = VecDeque::new();
+        self.rtt_rows = Vec::new();
+        self.lone_acks = Vec::new();
+        self.messages = Vec::new();
+        self.pending_msgs = VecDeque::new();
+        self.transfer_ms.freeze();
+        self.message_starts.freeze();
+        for d in &mut self.dsts {
+            d.rtt.freeze();
+            d.rtt_multi.freeze();
+            d.hb_rtt.freeze();
+            d.bytes_per_s = Vec::new();
+            d.episode_rtx = Vec::new();
+            d.episode_timeouts = Vec::new();
+        }
     }
 
     /// The destination that carries new DATA now.

@@ -118,6 +118,8 @@ pub struct Retransmission {
     pub timeout: Option<u32>,
     /// The original was delivered after all, with the evidence.
     pub spurious: Option<&'static str>,
+    /// When a SACK first covered the TSN after this retransmission.
+    pub acked_ns: Option<i64>,
 }
 
 #[derive(Debug, Clone)]

@@ -55,6 +55,7 @@ pub struct AssocInfer {
     last_hb_pkt_ns: [Option<i64>; 2],
     /// Summaries per direction, filled by `finish`.
     pub summary: [Option<DirSummary>; 2],
+    finished: bool,
 }
 
 fn hash_bytes(b: &[u8]) -> u64 {
@@ -188,8 +189,24 @@ impl AssocInfer {
         }
     }
 
+    /// Drops what only the per-event tables need once the summaries exist (bounded memory for
+    /// associations that ended while the capture goes on).
+    pub fn compact(&mut self) {
+        for (d, sum) in self.dirs.iter_mut().zip(self.summary.iter_mut()) {
+            d.compact();
+            if let Some(s) = sum {
+                s.sack_delay_samples = Vec::new();
+            }
+        }
+        self.hbs = Default::default();
+    }
+
     /// Computes the per-direction summaries (vantage, SACK delay, RTO, PMR, spurious failovers).
+    /// Runs once: when the association ends, or at the end of the capture.
     pub fn finish(&mut self) {
+        if std::mem::replace(&mut self.finished, true) {
+            return;
+        }
         for s in 0..2 {
             // Data RTT samples are request/response latencies too.
             if let Some(m) = self.dirs[s]

@@ -18,6 +18,8 @@ pub struct Dist {
 /// Bounded sample set: exact min/max/count, quantiles from (a reservoir of) the samples.
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
+    /// Summary kept after `freeze` dropped the samples.
+    frozen: Option<Dist>,
     kept: Vec<f64>,
     n: u64,
     min: f64,
@@ -27,7 +29,7 @@ pub struct Samples {
 
 impl Samples {
     pub fn push(&mut self, v: f64) {
-        if !v.is_finite() {
+        if !v.is_finite() || self.frozen.is_some() {
             return;
         }
         if self.n == 0 {
@@ -71,8 +73,19 @@ impl Samples {
         &self.kept
     }
 
+    /// Keeps only the summary (bounded memory for finished associations).
+    pub fn freeze(&mut self) {
+        if self.frozen.is_none() {
+            self.frozen = self.dist();
+            self.kept = Vec::new();
+        }
+    }
+
     /// Summary, or None without samples.
     pub fn dist(&self) -> Option<Dist> {
+        if let Some(d) = self.frozen {
+            return Some(d);
+        }
         if self.n == 0 {
             return None;
         }
@@ -123,6 +136,19 @@ mod tests {
         assert_eq!((d.n, d.min, d.median, d.max), (5, 1.0, 3.0, 5.0));
         assert!((d.p95 - 4.8).abs() < 1e-9);
         assert!(Samples::default().dist().is_none());
+    }
+
+    #[test]
+    fn frozen_keeps_the_summary_only() {
+        let mut s = Samples::default();
+        for v in [1.0, 2.0, 3.0] {
+            s.push(v);
+        }
+        s.freeze();
+        s.push(100.0);
+        assert!(s.values().is_empty());
+        assert_eq!(s.dist().unwrap().median, 2.0);
+        assert_eq!(s.dist().unwrap().max, 3.0);
     }
 
     #[test]

@@ -475,16 +475,13 @@ fn diagnose_failovers(
                 .and_then(|&i| dir.timeouts.get(i as usize))
                 .and_then(|t| t.observed_rto_ns)
                 .map(|n| n as f64 / 1e6);
-            classify(
-                dir,
-                &f,
-                start,
-                base_rtt_ms,
-                sd_ms,
-                rto,
-                !delivered.is_empty(),
-                pmr,
-            )
+            // How long after their first transmission the delivered originals were acknowledged.
+            let lat: Vec<f64> = episode
+                .iter()
+                .filter(|r| r.spurious.is_some())
+                .filter_map(|r| r.acked_ns.map(|a| (a - r.orig_t_ns) as f64 / 1e6))
+                .collect();
+            classify(dir, &f, start, base_rtt_ms, sd_ms, rto, median(&lat), pmr)
         } else {
             (None, None)
         };
@@ -510,22 +507,34 @@ fn classify(
     base_rtt_ms: Option<f64>,
     sd_ms: Option<f64>,
     rto_ms: Option<f64>,
-    originals_delivered: bool,
+    delivered_ack_ms: Option<f64>,
     pmr: Option<u32>,
 ) -> (Option<&'static str>, Option<String>) {
+    let originals_delivered = delivered_ack_ms.is_some();
     let base = base_rtt_ms.unwrap_or(0.0);
     let rto = rto_ms.unwrap_or(f64::NAN);
     // An RTT spike: undelayed samples (heartbeats, SACKs of two or more packets) on the old
     // path around the failover far above the base RTT and above the RTO.
-    let spike = dir
+    let mut spike = dir
         .rtt_rows
         .iter()
         .filter(|r| r.path == f.from && (r.kind == RttKind::Heartbeat || r.packets_acked >= 2))
         .filter(|r| r.t_ns >= start - 500_000_000 && r.t_ns <= f.t_ns + 3_000_000_000)
         .map(|r| r.rtt_ns as f64 / 1e6)
         .fold(f64::NAN, f64::max);
-    let spiked =
+    let mut spiked =
         spike.is_finite() && spike > (3.0 * base).max(if rto.is_finite() { rto } else { 0.0 });
+    // The delivered originals were acknowledged far later than RTT + SACK delay can explain
+    // (RFC 9260 6.2: the SACK delay is at most 500 ms; 200 ms is the usual default).
+    if let Some(l) = delivered_ack_ms {
+        let explained = base + sd_ms.unwrap_or(200.0);
+        if l > 1.5 * explained && l > base + 20.0 {
+            spiked = true;
+            if !spike.is_finite() || l > spike {
+                spike = l;
+            }
+        }
+    }
     let fmt = |x: f64| format!("{x:.0}");
     if spiked {
         return (

@@ -1,0 +1,879 @@
+//! One direction of a TCP connection: the data one endpoint sends and the ACKs its peer returns.
+//! Tracks the sequence space (RFC 9293 3.4, serial arithmetic per RFC 1982), outstanding
+//! segments, RTT samples (Karn, RFC 6298 3; timestamps, RFC 7323 4), retransmissions with their
+//! kind and spuriousness, RTO expiries with backoff, lone ACKs (delayed-ACK evidence) and
+//! outages. State is bounded: outstanding segments and event rows are capped.
+
+use std::collections::VecDeque;
+
+use super::options::Options;
+use crate::infer::stats::Samples;
+use crate::serial;
+
+/// Outstanding segments remembered per direction; the oldest are forgotten past this.
+pub const MAX_OUTSTANDING: usize = 16_384;
+/// Event rows kept per direction (samples, retransmissions, timeouts); past this only counted.
+pub const MAX_ROWS: usize = 200_000;
+/// A hole filled this soon after it appeared is reordering, not a retransmission.
+const REORDER_NS: i64 = 3_000_000;
+/// Retransmissions this close after a timeout retransmission (no ACK between) belong to it.
+const BURST_NS: i64 = 10_000_000;
+/// RFC 5681 3.2: fast retransmit on the third duplicate ACK (without SACK).
+const DUPTHRESH: u16 = 3;
+/// Throughput bins kept (seconds since the flow started).
+const MAX_BINS: usize = 86_400;
+/// Distinct TSvals remembered for timestamp RTT measurement.
+const TS_RING: usize = 32;
+const NONE: u32 = u32::MAX;
+
+/// Time and frame of the segment being processed, plus a vantage-free RTT hint.
+#[derive(Debug, Clone, Copy)]
+pub struct SegCtx {
+    pub t_ns: i64,
+    pub frame: u64,
+    /// A round-trip time valid at any vantage (`TcpFlow::rtt_hint_ns`), when known.
+    pub rtt_hint_ns: Option<i64>,
+    /// Seconds-bin base: the flow's first timestamp.
+    pub flow_start_ns: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtxKind {
+    Fast,
+    Timeout,
+}
+
+impl RtxKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RtxKind::Fast => "fast",
+            RtxKind::Timeout => "timeout",
+        }
+    }
+}
+
+/// What started the retransmission timer that expired (RFC 6298 5, RFC 8985 7.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerStart {
+    /// 5.1: data sent while nothing was outstanding.
+    Send,
+    /// 5.3: an ACK of new data with data still outstanding.
+    Ack,
+    /// RFC 8985 7.3: the timer is re-armed after a tail loss probe.
+    Probe,
+    /// 5.5/5.6: the previous expiry (backoff chain).
+    Timeout,
+    /// The capture started with data outstanding.
+    Unknown,
+}
+
+impl TimerStart {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimerStart::Send => "send",
+            TimerStart::Ack => "ack",
+            TimerStart::Probe => "probe",
+            TimerStart::Timeout => "timeout",
+            TimerStart::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RttKind {
+    /// Karn sample of a data (or FIN) segment, RFC 6298 3.
+    Data,
+    /// SYN or SYN-ACK answered: the peer answers at once, so this is a clean RTT.
+    Handshake,
+    /// TSval echoed in TSecr, RFC 7323 4.1.
+    Timestamp,
+}
+
+impl RttKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RttKind::Data => "data",
+            RttKind::Handshake => "handshake",
+            RttKind::Timestamp => "timestamp",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct RttRow {
+    pub t_ns: i64,
+    pub rtt_ns: i64,
+    pub kind: RttKind,
+    /// Sequence number acknowledged (end of the sampled segment).
+    pub ack: u32,
+    pub segments_acked: u32,
+    pub frame_data: u64,
+    pub frame_ack: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Retransmission {
+    pub t_ns: i64,
+    pub frame: u64,
+    pub seq: u32,
+    pub len: u32,
+    pub orig_ns: Option<i64>,
+    pub orig_frame: Option<u64>,
+    pub kind: RtxKind,
+    pub spurious: Option<&'static str>,
+    /// The whole segment had been seen before (a duplicate at a receiver vantage).
+    pub orig_seen: bool,
+    /// ACK that first covered it, minus its time.
+    pub ack_delay_ns: Option<i64>,
+    pub handshake: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Timeout {
+    pub t_ns: i64,
+    pub frame: u64,
+    pub seq: u32,
+    pub backoff: u32,
+    /// Resolved at the end of the pass (sender vantage only).
+    pub observed_rto_ns: Option<i64>,
+    pub timer_start: TimerStart,
+    /// Timer start by RFC 6298 (send from idle, ACK of new data, or previous expiry).
+    pub start_ns: Option<i64>,
+    pub start_kind: TimerStart,
+    /// The last transmission before this expiry (a tail loss probe candidate): time, and the
+    /// quiet time before it (no transmission, no ACK).
+    pub probe: Option<(i64, i64)>,
+    pub srtt_ms: Option<f64>,
+    pub rttvar_ms: f64,
+    pub handshake: bool,
+    pub segments: u32,
+    /// Base RTO fitted to this expiry's backoff chain (first of a chain only).
+    pub chain_rto_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct LoneAck {
+    pub t_ns: i64,
+    pub latency_ns: i64,
+    pub frame_data: u64,
+    pub frame_ack: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Outage {
+    /// The last ACK of new data before the outage.
+    pub start_ns: i64,
+    pub start_frame: u64,
+    /// When data became outstanding after that ACK (the ACK itself when some still was).
+    pub data_since_ns: i64,
+    pub data_since_frame: u64,
+    pub recovered_ns: i64,
+    pub frame: u64,
+    pub timeouts: u32,
+}
+
+/// One outstanding (or missing) range of sequence space.
+#[derive(Debug, Clone, Copy)]
+struct SegRec {
+    seq: u32,
+    end: u32,
+    first_ns: i64,
+    last_ns: i64,
+    first_frame: u64,
+    last_frame: u64,
+    tsval: Option<u32>,
+    /// Transmissions seen; 0 for a hole (bytes never seen, revealed by a later segment).
+    tx: u16,
+    /// Loss indications (duplicate ACKs, SACKs above it) since its last transmission.
+    loss_ind: u16,
+    sacked: bool,
+    hole: bool,
+    reordered: bool,
+    syn: bool,
+    rtx_row: u32,
+}
+
+/// Per-direction state and results.
+#[derive(Debug, Clone, Default)]
+pub struct TcpDir {
+    started: bool,
+    pub isn: Option<u32>,
+    /// Another ISN seen in a SYN of this side (a second SYN-ACK stream), see `flow.rs`.
+    pub alt_isn: Option<u32>,
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    recs: VecDeque<SegRec>,
+    /// Any SACK block seen from the peer (SACK-based loss detection, RFC 6675).
+    sack_seen: bool,
+    // Counters.
+    pub data_segments: u64,
+    pub data_bytes: u64,
+    pub new_bytes: u64,
+    pub rtx_bytes: u64,
+    pub reordered: u64,
+    pub keepalives: u64,
+    pub forgotten: u64,
+    pub dropped_rows: u64,
+    pub first_data_ns: Option<i64>,
+    pub last_data_ns: Option<i64>,
+    pub rwnd_max: u64,
+    pub zero_windows: u64,
+    // ACK side.
+    last_peer_ack_ns: Option<i64>,
+    last_win: Option<u32>,
+    last_adv: Option<(i64, u64)>,
+    /// Data outstanding since (time, frame): the last ACK of new data that left some, or the
+    /// first send after everything was acknowledged.
+    outstanding_since: Option<(i64, u64)>,
+    timer: Option<(i64, TimerStart)>,
+    consecutive_timeouts: u32,
+    timeouts_since_adv: u32,
+    recovery_point: Option<u32>,
+    last_timeout_ns: Option<i64>,
+    // Last transmission (for tail-loss-probe candidates and lone ACKs).
+    last_tx_ns: Option<i64>,
+    last_tx_quiet_ns: i64,
+    ts_ring: [(u32, i64, u64); TS_RING],
+    ts_n: usize,
+    // RFC 6298 2 estimator (ms).
+    srtt: Option<f64>,
+    rttvar: f64,
+    // Results.
+    pub rtt: Samples,
+    pub rtt_multi: Samples,
+    pub ts_rtt: Samples,
+    pub handshake_rtt: Samples,
+    pub resp_min_ns: Option<i64>,
+    pub rtt_rows: Vec<RttRow>,
+    pub retransmissions: Vec<Retransmission>,
+    pub timeouts: Vec<Timeout>,
+    pub lone_acks: Vec<LoneAck>,
+    pub outages: Vec<Outage>,
+    pub transfer_ms: Samples,
+    pub max_gap_ns: i64,
+    pub bytes_per_s: Vec<u64>,
+}
+
+fn push_capped<T>(v: &mut Vec<T>, x: T, dropped: &mut u64) -> Option<u32> {
+    if v.len() < MAX_ROWS {
+        v.push(x);
+        Some(v.len() as u32 - 1)
+    } else {
+        *dropped += 1;
+        None
+    }
+}
+
+impl TcpDir {
+    pub fn has_data(&self) -> bool {
+        self.data_bytes > 0
+    }
+
+    pub fn srtt_ms(&self) -> Option<f64> {
+        self.srtt
+    }
+
+    /// Restarts the sequence space at `seq` (a SYN with a new ISN before any data).
+    pub fn restart(&mut self, seq: u32) {
+        self.recs.clear();
+        self.started = true;
+        self.snd_una = seq;
+        self.snd_nxt = seq;
+        self.timer = None;
+        self.consecutive_timeouts = 0;
+        self.timeouts_since_adv = 0;
+        self.recovery_point = None;
+    }
+
+    /// A SYN of this side's previous ISN (see `TcpFlow::syn_isn`): counted as a timer
+    /// retransmission of that SYN; the tracked sequence space is left alone.
+    pub fn other_isn_retransmission(&mut self, c: &SegCtx, seq: u32) {
+        let row = Retransmission {
+            t_ns: c.t_ns,
+            frame: c.frame,
+            seq,
+            len: 1,
+            orig_ns: None,
+            orig_frame: None,
+            kind: RtxKind::Timeout,
+            spurious: None,
+            orig_seen: false,
+            ack_delay_ns: None,
+            handshake: true,
+        };
+        push_capped(&mut self.retransmissions, row, &mut self.dropped_rows);
+    }
+
+    /// Offset of `x` from the oldest outstanding byte (orders the window, RFC 1982).
+    fn off(&self, x: u32) -> u32 {
+        x.wrapping_sub(self.recs.front().map_or(self.snd_una, |r| r.seq))
+    }
+
+    /// Splits the record holding `at` so that a record starts there.
+    fn split_at(&mut self, at: u32) {
+        if self.recs.len() >= MAX_OUTSTANDING {
+            return;
+        }
+        let o = self.off(at);
+        let i = self.recs.partition_point(|r| self.off(r.end) <= o);
+        if let Some(r) = self.recs.get(i).copied() {
+            if r.seq != at && serial::lt(r.seq, at) && serial::lt(at, r.end) {
+                let mut tail = r;
+                tail.seq = at;
+                self.recs[i].end = at;
+                self.recs.insert(i + 1, tail);
+            }
+        }
+    }
+
+    fn push_rec(&mut self, r: SegRec) {
+        if self.recs.len() >= MAX_OUTSTANDING {
+            self.recs.pop_front();
+            self.forgotten += 1;
+        }
+        self.recs.push_back(r);
+    }
+
+    fn estimate(&mut self, r_ms: f64) {
+        // RFC 6298 2.2 / 2.3: alpha 1/8, beta 1/4.
+        match self.srtt {
+            None => {
+                self.srtt = Some(r_ms);
+                self.rttvar = r_ms / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r_ms).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r_ms);
+            }
+        }
+    }
+
+    fn sample(&mut self, row: RttRow) {
+        let ms = row.rtt_ns as f64 / 1e6;
+        self.resp_min_ns = Some(self.resp_min_ns.map_or(row.rtt_ns, |m| m.min(row.rtt_ns)));
+        match row.kind {
+            RttKind::Data => {
+                self.rtt.push(ms);
+                if row.segments_acked >= 2 {
+                    self.rtt_multi.push(ms);
+                }
+                self.estimate(ms);
+            }
+            RttKind::Handshake => self.handshake_rtt.push(ms),
+            RttKind::Timestamp => self.ts_rtt.push(ms),
+        }
+        push_capped(&mut self.rtt_rows, row, &mut self.dropped_rows);
+    }
+
+    /// A segment sent by this direction's endpoint: `len` payload bytes (cut bytes included),
+    /// SYN and FIN each take one sequence number (RFC 9293 3.4).
+    pub fn on_data(
+        &mut self,
+        c: &SegCtx,
+        seq: u32,
+        len: u32,
+        syn: bool,
+        fin: bool,
+        tsval: Option<u32>,
+    ) {
+        if !self.started {
+            self.restart(seq);
+        }
+        if syn && self.isn.is_none() {
+            self.isn = Some(seq);
+        }
+        let seg_len = len + u32::from(syn) + u32::from(fin);
+        if seg_len == 0 {
+            return;
+        }
+        let end = seq.wrapping_add(seg_len);
+        // RFC 9293 3.8.4: a keep-alive carries SND.NXT-1 and zero or one garbage byte.
+        if !syn
+            && !fin
+            && len <= 1
+            && self.snd_una == self.snd_nxt
+            && seq == self.snd_nxt.wrapping_sub(1)
+        {
+            self.keepalives += 1;
+            return;
+        }
+        self.data_segments += 1;
+        self.data_bytes += u64::from(len);
+        self.first_data_ns.get_or_insert(c.t_ns);
+        self.last_data_ns = Some(c.t_ns);
+        let sec = ((c.t_ns - c.flow_start_ns).max(0) / 1_000_000_000) as usize;
+        if sec < MAX_BINS {
+            if self.bytes_per_s.len() <= sec {
+                self.bytes_per_s.resize(sec + 1, 0);
+            }
+            self.bytes_per_s[sec] += u64::from(len);
+        }
+        let mut new_from = seq;
+        if serial::lt(seq, self.snd_nxt) {
+            let rtx_end = if serial::lt(end, self.snd_nxt) {
+                end
+            } else {
+                self.snd_nxt
+            };
+            self.retransmitted(c, seq, rtx_end, end, syn, tsval);
+            new_from = rtx_end;
+        } else if serial::lt(self.snd_nxt, seq) {
+            // Bytes never seen: lost before the capture point (or by the capture). Remember the
+            // hole so that its later fill is recognised.
+            let hole = SegRec {
+                seq: self.snd_nxt,
+                end: seq,
+                first_ns: c.t_ns,
+                last_ns: c.t_ns,
+                first_frame: c.frame,
+                last_frame: c.frame,
+                tsval,
+                tx: 0,
+                loss_ind: 0,
+                sacked: false,
+                hole: true,
+                reordered: false,
+                syn: false,
+                rtx_row: NONE,
+            };
+            if self.snd_una == self.snd_nxt && self.timer.is_none() {
+                self.timer = Some((c.t_ns, TimerStart::Send));
+                self.outstanding_since = Some((c.t_ns, c.frame));
+            }
+            self.push_rec(hole);
+            self.snd_nxt = seq;
+        }
+        if serial::lt(new_from, end) {
+            if self.snd_una == self.snd_nxt {
+                // RFC 6298 5.1: the timer starts when data is sent and it is not running.
+                self.timer = Some((c.t_ns, TimerStart::Send));
+                self.outstanding_since = Some((c.t_ns, c.frame));
+            }
+            // Unique payload bytes (goodput): SYN and FIN take sequence space, not payload.
+            let p0 = seq.wrapping_add(u32::from(syn));
+            let p1 = p0.wrapping_add(len);
+            let from = if serial::lt(new_from, p0) {
+                p0
+            } else {
+                new_from
+            };
+            if serial::lt(from, p1) {
+                self.new_bytes += u64::from(p1.wrapping_sub(from));
+            }
+            self.push_rec(SegRec {
+                seq: new_from,
+                end,
+                first_ns: c.t_ns,
+                last_ns: c.t_ns,
+                first_frame: c.frame,
+                last_frame: c.frame,
+                tsval,
+                tx: 1,
+                loss_ind: 0,
+                sacked: false,
+                hole: false,
+                reordered: false,
+                syn,
+                rtx_row: NONE,
+            });
+            self.snd_nxt = end;
+        }
+        if let Some(ts) = tsval {
+            let last = (self.ts_n > 0).then(|| self.ts_ring[(self.ts_n - 1) % TS_RING].0);
+            if last != Some(ts) {
+                self.ts_ring[self.ts_n % TS_RING] = (ts, c.t_ns, c.frame);
+                self.ts_n += 1;
+            }
+        }
+        let since = self
+            .last_tx_ns
+            .into_iter()
+            .chain(self.last_peer_ack_ns)
+            .max()
+            .unwrap_or(c.t_ns);
+        self.last_tx_quiet_ns = c.t_ns - since;
+        self.last_tx_ns = Some(c.t_ns);
+    }
+
+    /// [a, b) of a segment ending at `seg_end` was sent before.
+    fn retransmitted(
+        &mut self,
+        c: &SegCtx,
+        a: u32,
+        b: u32,
+        seg_end: u32,
+        syn: bool,
+        tsval: Option<u32>,
+    ) {
+        let base = self.recs.front().map_or(self.snd_una, |r| r.seq);
+        let acked = self.recs.is_empty() || serial::le(b, base);
+        let (mut orig, mut all_seen, mut any_hole, mut all_holes) = (None, true, false, true);
+        let (mut indicated, mut i0, mut i1) = (false, 0, 0);
+        if !acked {
+            let a2 = if serial::lt(a, base) { base } else { a };
+            self.split_at(a2);
+            self.split_at(b);
+            let (oa, ob) = (self.off(a2), self.off(b));
+            i0 = self.recs.partition_point(|r| self.off(r.end) <= oa);
+            i1 = self.recs.partition_point(|r| self.off(r.seq) < ob);
+            let thr = if self.sack_seen { 1 } else { DUPTHRESH };
+            for r in self.recs.range(i0..i1) {
+                if orig.is_none() && !r.hole {
+                    orig = Some((r.first_ns, r.first_frame));
+                }
+                all_seen &= r.tx > 0;
+                any_hole |= r.hole && r.tx == 0;
+                all_holes &= r.hole && r.tx == 0;
+                indicated |= r.loss_ind >= thr;
+            }
+            if i0 < i1 && all_holes {
+                // A fill of bytes never seen: reordering when it comes at once or carries an
+                // older timestamp than the segment that revealed the hole (RFC 7323 3).
+                let h = self.recs[i0];
+                let older_ts = matches!((tsval, h.tsval), (Some(x), Some(y)) if serial::le(x, y));
+                if c.t_ns - h.first_ns < REORDER_NS || older_ts {
+                    for r in self.recs.range_mut(i0..i1) {
+                        self.new_bytes += u64::from(r.end.wrapping_sub(r.seq));
+                        r.tx = 1;
+                        r.reordered = true;
+                        r.first_ns = c.t_ns;
+                        r.last_ns = c.t_ns;
+                        r.first_frame = c.frame;
+                        r.last_frame = c.frame;
+                        r.tsval = tsval;
+                    }
+                    self.reordered += 1;
+                    return;
+                }
+            }
+        }
+        self.rtx_bytes += u64::from(seg_end.wrapping_sub(a));
+        // Fast retransmission (RFC 5681 3.2, RFC 6675 5, RFC 8985 6.2): a loss indication for
+        // the segment, or an ongoing recovery, and an ACK arrival just before it (at a receiver
+        // vantage the retransmission comes one RTT after the ACK that triggered it).
+        let window = c.rtt_hint_ns.map_or(200_000_000, |h| h * 3 / 2) + 10_000_000;
+        let ack_recent = self.last_peer_ack_ns.is_some_and(|t| c.t_ns - t <= window);
+        let in_recovery = self
+            .recovery_point
+            .is_some_and(|rp| serial::lt(self.snd_una, rp));
+        let kind = if ack_recent && (indicated || in_recovery) && !syn {
+            RtxKind::Fast
+        } else {
+            RtxKind::Timeout
+        };
+        let row = Retransmission {
+            t_ns: c.t_ns,
+            frame: c.frame,
+            seq: a,
+            len: seg_end.wrapping_sub(a),
+            orig_ns: orig.map(|o| o.0),
+            orig_frame: orig.map(|o| o.1),
+            kind,
+            // RFC 2883 / 3522: data already cumulatively acknowledged had arrived.
+            spurious: serial::le(seg_end, self.snd_una)
+                .then_some("retransmits data already acknowledged"),
+            orig_seen: !acked && !any_hole && all_seen && serial::le(seg_end, self.snd_nxt),
+            ack_delay_ns: None,
+            handshake: syn,
+        };
+        let row_idx = push_capped(&mut self.retransmissions, row, &mut self.dropped_rows);
+        for r in self.recs.range_mut(i0..i1) {
+            if r.hole && r.tx == 0 {
+                // First sight of these bytes: they count as unique data.
+                self.new_bytes += u64::from(r.end.wrapping_sub(r.seq));
+                r.first_ns = c.t_ns;
+                r.first_frame = c.frame;
+            }
+            r.tx = r.tx.saturating_add(1);
+            r.last_ns = c.t_ns;
+            r.last_frame = c.frame;
+            r.tsval = tsval;
+            r.loss_ind = 0;
+            r.rtx_row = row_idx.unwrap_or(NONE);
+        }
+        match kind {
+            RtxKind::Fast => {
+                self.recovery_point.get_or_insert(self.snd_nxt);
+            }
+            // Data the capture saw acknowledged leaves no timer running at this vantage: it is a
+            // retransmission, not an expiry of outstanding data.
+            RtxKind::Timeout if serial::le(seg_end, self.snd_una) => {}
+            RtxKind::Timeout => self.timeout(c, a, syn),
+        }
+    }
+
+    /// A retransmission by the timer: a new expiry, or part of the burst of the last one.
+    fn timeout(&mut self, c: &SegCtx, seq: u32, syn: bool) {
+        if let (Some(t0), Some(last)) = (self.last_timeout_ns, self.timeouts.last_mut()) {
+            if self.timeouts_since_adv > 0 && c.t_ns - t0 < BURST_NS {
+                last.segments += 1;
+                return;
+            }
+        }
+        // RFC 6298 5.5: each expiry doubles the RTO until an ACK of new data (backoff rank).
+        let backoff = self.consecutive_timeouts;
+        let (start_ns, start_kind) = if backoff > 0 {
+            (self.last_timeout_ns, TimerStart::Timeout)
+        } else {
+            match self.timer {
+                Some((t, k)) => (Some(t), k),
+                None => (None, TimerStart::Unknown),
+            }
+        };
+        let probe = match (self.last_tx_ns, start_ns) {
+            (Some(p), Some(s)) if p > s && backoff == 0 => Some((p, self.last_tx_quiet_ns)),
+            _ => None,
+        };
+        let t = Timeout {
+            t_ns: c.t_ns,
+            frame: c.frame,
+            seq,
+            backoff,
+            observed_rto_ns: None,
+            timer_start: start_kind,
+            start_ns,
+            start_kind,
+            probe,
+            srtt_ms: self.srtt,
+            rttvar_ms: self.rttvar,
+            handshake: syn,
+            segments: 1,
+            chain_rto_ms: None,
+        };
+        push_capped(&mut self.timeouts, t, &mut self.dropped_rows);
+        self.consecutive_timeouts += 1;
+        self.timeouts_since_adv += 1;
+        self.last_timeout_ns = Some(c.t_ns);
+        // RFC 6298 5.5/5.6: the timer restarts with the retransmission.
+        self.timer = Some((c.t_ns, TimerStart::Timeout));
+        // RFC 6298 5.7 / RFC 6582: a timeout ends a fast recovery.
+        self.recovery_point = None;
+    }
+
+    /// An ACK from the peer: cumulative `ack`, scaled window, options (SACK, timestamps);
+    /// `pure` when the segment carries no data, SYN or FIN (RFC 5681 2 duplicate ACK rules).
+    pub fn on_ack(&mut self, c: &SegCtx, ack: u32, win: u32, o: &Options, pure: bool) {
+        self.last_peer_ack_ns = Some(c.t_ns);
+        self.rwnd_max = self.rwnd_max.max(u64::from(win));
+        if win == 0 {
+            self.zero_windows += 1;
+        }
+        if !self.started {
+            // Mid-connection start: the peer tells where this side's sequence space is.
+            self.restart(ack);
+            self.last_win = Some(win);
+            return;
+        }
+        let blocks = o.sack_blocks();
+        let mut first_normal = 0;
+        if let Some(&(l, r)) = blocks.first() {
+            self.sack_seen = true;
+            // RFC 2883 4: a D-SACK is a first block below the cumulative ACK, or inside the
+            // second block; it reports a duplicate arrival.
+            let inside_second = blocks
+                .get(1)
+                .is_some_and(|&(l2, r2)| serial::ge(l, l2) && serial::le(r, r2));
+            if serial::le(r, ack) || inside_second {
+                self.dsack(l, r);
+                first_normal = 1;
+            }
+        }
+        let mut highest_sacked = None;
+        for &(l, r) in &blocks[first_normal..] {
+            if serial::le(r, ack) || serial::ge(l, r) {
+                continue;
+            }
+            highest_sacked = Some(match highest_sacked {
+                Some(h) if serial::ge(h, r) => h,
+                _ => r,
+            });
+            // RFC 2018 3: every segment inside [l, r) has arrived.
+            let base = self.recs.front().map_or(self.snd_una, |x| x.seq);
+            let ol = if serial::lt(l, base) { 0 } else { self.off(l) };
+            let i0 = self.recs.partition_point(|x| self.off(x.seq) < ol);
+            let span = r.wrapping_sub(l);
+            for x in self.recs.range_mut(i0..) {
+                if x.seq.wrapping_sub(l) >= span {
+                    break;
+                }
+                if x.end.wrapping_sub(l) <= span {
+                    x.sacked = true;
+                }
+            }
+        }
+        if let Some(h) = highest_sacked {
+            // RFC 6675 4 / RFC 8985 6.2: data SACKed above an unacknowledged segment marks it
+            // (after enough indications) lost.
+            let oh = self.off(h);
+            for i in 0..self.recs.len() {
+                let o_end = self.off(self.recs[i].end);
+                if o_end > oh {
+                    break;
+                }
+                let r = &mut self.recs[i];
+                if !r.sacked {
+                    r.loss_ind = r.loss_ind.saturating_add(1);
+                }
+            }
+        }
+        let outstanding = self.snd_una != self.snd_nxt;
+        if serial::gt(ack, self.snd_una) {
+            if serial::gt(ack, self.snd_nxt) {
+                // Acknowledges bytes the capture never saw.
+                self.snd_nxt = ack;
+            }
+            self.advance(c, ack, o.ts.map(|t| t.1));
+        } else if ack == self.snd_una
+            && pure
+            && outstanding
+            && self.last_win == Some(win)
+            && highest_sacked.is_none()
+        {
+            // RFC 5681 2: a duplicate ACK (same ACK, same window, no data, data outstanding).
+            if let Some(r) = self.recs.front_mut() {
+                r.loss_ind = r.loss_ind.saturating_add(1);
+            }
+        }
+        self.last_win = Some(win);
+    }
+
+    /// RFC 2883: [l, r) arrived twice. A retransmission wholly inside it was not needed.
+    fn dsack(&mut self, l: u32, r: u32) {
+        for x in self.retransmissions.iter_mut().rev().take(4096) {
+            let inside = x.seq.wrapping_sub(l) < r.wrapping_sub(l)
+                && x.seq.wrapping_add(x.len).wrapping_sub(l) <= r.wrapping_sub(l);
+            if inside {
+                x.spurious
+                    .get_or_insert("D-SACK reported the data as a duplicate");
+                return;
+            }
+        }
+    }
+
+    /// An ACK of new data up to `ack` (RFC 9293 3.10.7.4 SND.UNA update).
+    fn advance(&mut self, c: &SegCtx, ack: u32, tsecr: Option<u32>) {
+        let t = c.t_ns;
+        let mut newly = 0u32;
+        let mut cand: Option<SegRec> = None;
+        let mut last_popped: Option<SegRec> = None;
+        while let Some(&front) = self.recs.front() {
+            if serial::le(front.end, ack) {
+                self.recs.pop_front();
+                newly += 1;
+                last_popped = Some(front);
+                if front.tx == 1 && !front.sacked && !front.reordered && !front.hole {
+                    // Karn (RFC 6298 3): only segments sent once give samples.
+                    cand = Some(front);
+                }
+                if !front.hole && front.tx >= 1 {
+                    self.transfer_ms.push((t - front.first_ns) as f64 / 1e6);
+                }
+                if front.rtx_row != NONE {
+                    if let Some(x) = self.retransmissions.get_mut(front.rtx_row as usize) {
+                        if x.ack_delay_ns.is_none() {
+                            x.ack_delay_ns = Some(t - x.t_ns);
+                            // RFC 3522 (Eifel): the ACK echoes a timestamp older than the
+                            // retransmission's, so the original was acknowledged.
+                            if let (Some(e), Some(v)) = (tsecr, front.tsval) {
+                                if serial::lt(e, v) {
+                                    x.spurious.get_or_insert(
+                                        "Eifel: the ACK echoes the original's timestamp",
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            } else if serial::lt(front.seq, ack) {
+                // Part of a segment acknowledged: the rest stays outstanding.
+                self.recs[0].seq = ack;
+                break;
+            } else {
+                break;
+            }
+        }
+        if let Some(r) = cand {
+            let kind = if r.syn {
+                RttKind::Handshake
+            } else {
+                RttKind::Data
+            };
+            self.sample(RttRow {
+                t_ns: t,
+                rtt_ns: t - r.first_ns,
+                kind,
+                ack,
+                segments_acked: newly,
+                frame_data: r.first_frame,
+                frame_ack: c.frame,
+            });
+        }
+        // Lone ACK (METRICS.md "SACK delay"): exactly one segment acknowledged and nothing
+        // sent after it before the ACK.
+        if let (1, Some(r)) = (newly, last_popped) {
+            if r.tx == 1 && !r.syn && !r.hole && Some(r.last_ns) == self.last_tx_ns {
+                let l = LoneAck {
+                    t_ns: t,
+                    latency_ns: t - r.last_ns,
+                    frame_data: r.last_frame,
+                    frame_ack: c.frame,
+                };
+                push_capped(&mut self.lone_acks, l, &mut self.dropped_rows);
+            }
+        }
+        // RFC 7323 4.1 (RTTM): the echoed TSval dates the segment that triggered the ACK.
+        if let Some(e) = tsecr {
+            let n = self.ts_n.min(TS_RING);
+            for k in 0..n {
+                let (v, ns, fr) = self.ts_ring[(self.ts_n - 1 - k) % TS_RING];
+                if v == e {
+                    self.sample(RttRow {
+                        t_ns: t,
+                        rtt_ns: t - ns,
+                        kind: RttKind::Timestamp,
+                        ack,
+                        segments_acked: newly,
+                        frame_data: fr,
+                        frame_ack: c.frame,
+                    });
+                    break;
+                }
+            }
+        }
+        self.snd_una = ack;
+        // RFC 6298 5.2 / 5.3: stop the timer when all is acknowledged, else restart it.
+        self.timer = (self.snd_una != self.snd_nxt).then_some((t, TimerStart::Ack));
+        self.consecutive_timeouts = 0;
+        if self
+            .recovery_point
+            .is_some_and(|rp| serial::ge(self.snd_una, rp))
+        {
+            self.recovery_point = None;
+        }
+        if let Some((p, pf)) = self.last_adv {
+            // An outage (METRICS.md "TCP flows"): no ACK of new data across a timer expiry. A
+            // gap within a couple of RTTs is not one, whatever was retransmitted in it.
+            let min_gap = c
+                .rtt_hint_ns
+                .or(self.srtt.map(|s| (s * 1e6) as i64))
+                .map_or(10_000_000, |h| (2 * h).max(10_000_000));
+            if self.timeouts_since_adv > 0 && t - p >= min_gap {
+                let (ds, dsf) = self.outstanding_since.unwrap_or((p, pf));
+                let o = Outage {
+                    start_ns: p,
+                    start_frame: pf,
+                    data_since_ns: ds.max(p),
+                    data_since_frame: if ds >= p { dsf } else { pf },
+                    recovered_ns: t,
+                    frame: c.frame,
+                    timeouts: self.timeouts_since_adv,
+                };
+                push_capped(&mut self.outages, o, &mut self.dropped_rows);
+            }
+            self.max_gap_ns = self.max_gap_ns.max(t - p);
+        }
+        self.timeouts_since_adv = 0;
+        self.last_adv = Some((t, c.frame));
+        self.outstanding_since = (self.snd_una != self.snd_nxt).then_some((t, c.frame));
+    }
+}
