@@ -153,12 +153,16 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     } else {
         None
     };
+    if vantage != Vantage::Sender {
+        // The timer that expired runs at the sender: elsewhere its start is not seen.
+        for t in &mut inf.dirs[s].timeouts {
+            t.observed_rto_ns = None;
+            t.est_rto_ms = None;
+            t.timer_start = TimerStart::Unknown;
+        }
+    }
     let dir = &inf.dirs[s];
-    let base_rtt_ms = dir
-        .dsts
-        .iter()
-        .filter_map(|d| d.base_rtt_ms())
-        .reduce(f64::min);
+    let base_all = dir.dsts.iter().filter_map(|d| d.base_rtt_ms()).reduce(f64::min);
 
     // SACK delay (METRICS.md): receiver vantage directly; sender vantage minus the base RTT.
     let mut sack_delay_samples = Vec::new();
@@ -168,7 +172,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
             Vantage::Receiver => Some(lat),
             Vantage::Sender => dir.dsts[l.path as usize]
                 .base_rtt_ms()
-                .or(base_rtt_ms)
+                .or(base_all)
                 .map(|b| (lat - b).max(0.0)),
             _ => None,
         };
@@ -187,6 +191,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         sd.push(x.delay_ms);
     }
     let sack_delay = sd.dist();
+    let base_rtt_ms = if vantage == Vantage::Sender { base_all } else { None };
     let delayed_threshold = 2.0f64.max(0.25 * base_rtt_ms.unwrap_or(0.0));
     let advancing: u64 = dir.acked_pkts_hist.iter().sum();
     let delayed = sack_delay_samples
