@@ -81,7 +81,7 @@ fn data_chunk(tsn: u32) -> Vec<u8> {
     c
 }
 
-fn analyze(p: &PathBuf) -> Result<analyzer::analyze::CaptureAnalysis, String> {
+fn analyze(p: &std::path::Path) -> Result<analyzer::analyze::CaptureAnalysis, String> {
     analyze_file(p, &Options::default(), &mut |_| {}).map_err(|e| e.to_string())
 }
 

@@ -162,7 +162,11 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         }
     }
     let dir = &inf.dirs[s];
-    let base_all = dir.dsts.iter().filter_map(|d| d.base_rtt_ms()).reduce(f64::min);
+    let base_all = dir
+        .dsts
+        .iter()
+        .filter_map(|d| d.base_rtt_ms())
+        .reduce(f64::min);
 
     // SACK delay (METRICS.md): receiver vantage directly; sender vantage minus the base RTT.
     let mut sack_delay_samples = Vec::new();
@@ -191,7 +195,11 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         sd.push(x.delay_ms);
     }
     let sack_delay = sd.dist();
-    let base_rtt_ms = if vantage == Vantage::Sender { base_all } else { None };
+    let base_rtt_ms = if vantage == Vantage::Sender {
+        base_all
+    } else {
+        None
+    };
     let delayed_threshold = 2.0f64.max(0.25 * base_rtt_ms.unwrap_or(0.0));
     let advancing: u64 = dir.acked_pkts_hist.iter().sum();
     let delayed = sack_delay_samples

@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 
+pub use super::events::*;
 use super::options::Options;
 use crate::infer::stats::Samples;
 use crate::serial;
@@ -19,11 +20,11 @@ const REORDER_NS: i64 = 3_000_000;
 /// Retransmissions this close after a timeout retransmission (no ACK between) belong to it.
 const BURST_NS: i64 = 10_000_000;
 /// RFC 5681 3.2: fast retransmit on the third duplicate ACK (without SACK).
-const DUPTHRESH: u16 = 3;
+const DUPTHRESH: u32 = 3;
 /// Throughput bins kept (seconds since the flow started).
 const MAX_BINS: usize = 86_400;
 /// Distinct TSvals remembered for timestamp RTT measurement.
-const TS_RING: usize = 32;
+const TS_RING: usize = 8;
 const NONE: u32 = u32::MAX;
 
 /// Time and frame of the segment being processed, plus a vantage-free RTT hint.
@@ -35,141 +36,6 @@ pub struct SegCtx {
     pub rtt_hint_ns: Option<i64>,
     /// Seconds-bin base: the flow's first timestamp.
     pub flow_start_ns: i64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RtxKind {
-    Fast,
-    Timeout,
-}
-
-impl RtxKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RtxKind::Fast => "fast",
-            RtxKind::Timeout => "timeout",
-        }
-    }
-}
-
-/// What started the retransmission timer that expired (RFC 6298 5, RFC 8985 7.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimerStart {
-    /// 5.1: data sent while nothing was outstanding.
-    Send,
-    /// 5.3: an ACK of new data with data still outstanding.
-    Ack,
-    /// RFC 8985 7.3: the timer is re-armed after a tail loss probe.
-    Probe,
-    /// 5.5/5.6: the previous expiry (backoff chain).
-    Timeout,
-    /// The capture started with data outstanding.
-    Unknown,
-}
-
-impl TimerStart {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TimerStart::Send => "send",
-            TimerStart::Ack => "ack",
-            TimerStart::Probe => "probe",
-            TimerStart::Timeout => "timeout",
-            TimerStart::Unknown => "unknown",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RttKind {
-    /// Karn sample of a data (or FIN) segment, RFC 6298 3.
-    Data,
-    /// SYN or SYN-ACK answered: the peer answers at once, so this is a clean RTT.
-    Handshake,
-    /// TSval echoed in TSecr, RFC 7323 4.1.
-    Timestamp,
-}
-
-impl RttKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RttKind::Data => "data",
-            RttKind::Handshake => "handshake",
-            RttKind::Timestamp => "timestamp",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct RttRow {
-    pub t_ns: i64,
-    pub rtt_ns: i64,
-    pub kind: RttKind,
-    /// Sequence number acknowledged (end of the sampled segment).
-    pub ack: u32,
-    pub segments_acked: u32,
-    pub frame_data: u64,
-    pub frame_ack: u64,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Retransmission {
-    pub t_ns: i64,
-    pub frame: u64,
-    pub seq: u32,
-    pub len: u32,
-    pub orig_ns: Option<i64>,
-    pub orig_frame: Option<u64>,
-    pub kind: RtxKind,
-    pub spurious: Option<&'static str>,
-    /// The whole segment had been seen before (a duplicate at a receiver vantage).
-    pub orig_seen: bool,
-    /// ACK that first covered it, minus its time.
-    pub ack_delay_ns: Option<i64>,
-    pub handshake: bool,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Timeout {
-    pub t_ns: i64,
-    pub frame: u64,
-    pub seq: u32,
-    pub backoff: u32,
-    /// Resolved at the end of the pass (sender vantage only).
-    pub observed_rto_ns: Option<i64>,
-    pub timer_start: TimerStart,
-    /// Timer start by RFC 6298 (send from idle, ACK of new data, or previous expiry).
-    pub start_ns: Option<i64>,
-    pub start_kind: TimerStart,
-    /// The last transmission before this expiry (a tail loss probe candidate): time, and the
-    /// quiet time before it (no transmission, no ACK).
-    pub probe: Option<(i64, i64)>,
-    pub srtt_ms: Option<f64>,
-    pub rttvar_ms: f64,
-    pub handshake: bool,
-    pub segments: u32,
-    /// Base RTO fitted to this expiry's backoff chain (first of a chain only).
-    pub chain_rto_ms: Option<f64>,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct LoneAck {
-    pub t_ns: i64,
-    pub latency_ns: i64,
-    pub frame_data: u64,
-    pub frame_ack: u64,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Outage {
-    /// The last ACK of new data before the outage.
-    pub start_ns: i64,
-    pub start_frame: u64,
-    /// When data became outstanding after that ACK (the ACK itself when some still was).
-    pub data_since_ns: i64,
-    pub data_since_frame: u64,
-    pub recovered_ns: i64,
-    pub frame: u64,
-    pub timeouts: u32,
 }
 
 /// One outstanding (or missing) range of sequence space.
@@ -184,8 +50,10 @@ struct SegRec {
     tsval: Option<u32>,
     /// Transmissions seen; 0 for a hole (bytes never seen, revealed by a later segment).
     tx: u16,
-    /// Loss indications (duplicate ACKs, SACKs above it) since its last transmission.
-    loss_ind: u16,
+    /// `sack_acks` and `dupacks` of the direction at its last transmission: loss indications
+    /// since then are the difference (counters instead of per-segment updates keep an ACK O(1)).
+    sack_base: u32,
+    dup_base: u32,
     sacked: bool,
     hole: bool,
     reordered: bool,
@@ -203,8 +71,11 @@ pub struct TcpDir {
     pub snd_una: u32,
     pub snd_nxt: u32,
     recs: VecDeque<SegRec>,
-    /// Any SACK block seen from the peer (SACK-based loss detection, RFC 6675).
-    sack_seen: bool,
+    /// Highest right edge SACKed, ACKs that SACKed data above SND.UNA, duplicate ACKs since the
+    /// last ACK of new data.
+    highest_sacked: Option<u32>,
+    sack_acks: u32,
+    dupacks: u32,
     // Counters.
     pub data_segments: u64,
     pub data_bytes: u64,
@@ -429,7 +300,8 @@ impl TcpDir {
                 last_frame: c.frame,
                 tsval,
                 tx: 0,
-                loss_ind: 0,
+                sack_base: self.sack_acks,
+                dup_base: self.dupacks,
                 sacked: false,
                 hole: true,
                 reordered: false,
@@ -469,7 +341,8 @@ impl TcpDir {
                 last_frame: c.frame,
                 tsval,
                 tx: 1,
-                loss_ind: 0,
+                sack_base: self.sack_acks,
+                dup_base: self.dupacks,
                 sacked: false,
                 hole: false,
                 reordered: false,
@@ -515,16 +388,27 @@ impl TcpDir {
             self.split_at(b);
             let (oa, ob) = (self.off(a2), self.off(b));
             i0 = self.recs.partition_point(|r| self.off(r.end) <= oa);
-            i1 = self.recs.partition_point(|r| self.off(r.seq) < ob);
-            let thr = if self.sack_seen { 1 } else { DUPTHRESH };
-            for r in self.recs.range(i0..i1) {
+            // Records are in sequence order within a window below 2^31 (RFC 1982); a wild
+            // segment can break that, and then covers nothing.
+            i1 = self.recs.partition_point(|r| self.off(r.seq) < ob).max(i0);
+            for (k, r) in self.recs.range(i0..i1).enumerate() {
                 if orig.is_none() && !r.hole {
                     orig = Some((r.first_ns, r.first_frame));
                 }
                 all_seen &= r.tx > 0;
                 any_hole |= r.hole && r.tx == 0;
                 all_holes &= r.hole && r.tx == 0;
-                indicated |= r.loss_ind >= thr;
+                // RFC 6675 4 / RFC 8985 6.2: data SACKed above it since its last transmission;
+                // RFC 5681 3.2: three duplicate ACKs for the first unacknowledged segment.
+                let sacked_above = self.highest_sacked.is_some_and(|h| serial::le(r.end, h))
+                    && self.sack_acks.wrapping_sub(r.sack_base) >= 1;
+                let since = if self.last_adv.is_some_and(|(t, _)| r.last_ns > t) {
+                    self.dupacks.saturating_sub(r.dup_base)
+                } else {
+                    self.dupacks
+                };
+                let dup = i0 + k == 0 && since >= DUPTHRESH;
+                indicated |= sacked_above || dup;
             }
             if i0 < i1 && all_holes {
                 // A fill of bytes never seen: reordering when it comes at once or carries an
@@ -588,16 +472,14 @@ impl TcpDir {
             r.last_ns = c.t_ns;
             r.last_frame = c.frame;
             r.tsval = tsval;
-            r.loss_ind = 0;
+            r.sack_base = self.sack_acks;
+            r.dup_base = self.dupacks;
             r.rtx_row = row_idx.unwrap_or(NONE);
         }
         match kind {
             RtxKind::Fast => {
                 self.recovery_point.get_or_insert(self.snd_nxt);
             }
-            // Data the capture saw acknowledged leaves no timer running at this vantage: it is a
-            // retransmission, not an expiry of outstanding data.
-            RtxKind::Timeout if serial::le(seg_end, self.snd_una) => {}
             RtxKind::Timeout => self.timeout(c, a, syn),
         }
     }
@@ -667,7 +549,6 @@ impl TcpDir {
         let blocks = o.sack_blocks();
         let mut first_normal = 0;
         if let Some(&(l, r)) = blocks.first() {
-            self.sack_seen = true;
             // RFC 2883 4: a D-SACK is a first block below the cumulative ACK, or inside the
             // second block; it reports a duplicate arrival.
             let inside_second = blocks
@@ -678,43 +559,37 @@ impl TcpDir {
                 first_normal = 1;
             }
         }
-        let mut highest_sacked = None;
+        let mut sacked_above = false;
         for &(l, r) in &blocks[first_normal..] {
             if serial::le(r, ack) || serial::ge(l, r) {
                 continue;
             }
-            highest_sacked = Some(match highest_sacked {
-                Some(h) if serial::ge(h, r) => h,
-                _ => r,
-            });
-            // RFC 2018 3: every segment inside [l, r) has arrived.
-            let base = self.recs.front().map_or(self.snd_una, |x| x.seq);
-            let ol = if serial::lt(l, base) { 0 } else { self.off(l) };
-            let i0 = self.recs.partition_point(|x| self.off(x.seq) < ol);
+            sacked_above = true;
+            if self.highest_sacked.is_none_or(|h| serial::gt(r, h)) {
+                self.highest_sacked = Some(r);
+            }
+            // RFC 2018 3: every segment inside [l, r) has arrived. Walk back from the right
+            // edge (where the newest arrival is) and stop at the first segment already known:
+            // blocks repeat on every ACK, so this keeps the work per ACK small.
             let span = r.wrapping_sub(l);
-            for x in self.recs.range_mut(i0..) {
+            let or = self.off(r);
+            let mut j = self.recs.partition_point(|x| self.off(x.seq) < or);
+            while j > 0 {
+                j -= 1;
+                let x = &mut self.recs[j];
                 if x.seq.wrapping_sub(l) >= span {
                     break;
                 }
                 if x.end.wrapping_sub(l) <= span {
+                    if x.sacked {
+                        break;
+                    }
                     x.sacked = true;
                 }
             }
         }
-        if let Some(h) = highest_sacked {
-            // RFC 6675 4 / RFC 8985 6.2: data SACKed above an unacknowledged segment marks it
-            // (after enough indications) lost.
-            let oh = self.off(h);
-            for i in 0..self.recs.len() {
-                let o_end = self.off(self.recs[i].end);
-                if o_end > oh {
-                    break;
-                }
-                let r = &mut self.recs[i];
-                if !r.sacked {
-                    r.loss_ind = r.loss_ind.saturating_add(1);
-                }
-            }
+        if sacked_above {
+            self.sack_acks = self.sack_acks.wrapping_add(1);
         }
         let outstanding = self.snd_una != self.snd_nxt;
         if serial::gt(ack, self.snd_una) {
@@ -727,12 +602,10 @@ impl TcpDir {
             && pure
             && outstanding
             && self.last_win == Some(win)
-            && highest_sacked.is_none()
+            && !sacked_above
         {
             // RFC 5681 2: a duplicate ACK (same ACK, same window, no data, data outstanding).
-            if let Some(r) = self.recs.front_mut() {
-                r.loss_ind = r.loss_ind.saturating_add(1);
-            }
+            self.dupacks = self.dupacks.wrapping_add(1);
         }
         self.last_win = Some(win);
     }
@@ -844,6 +717,7 @@ impl TcpDir {
         // RFC 6298 5.2 / 5.3: stop the timer when all is acknowledged, else restart it.
         self.timer = (self.snd_una != self.snd_nxt).then_some((t, TimerStart::Ack));
         self.consecutive_timeouts = 0;
+        self.dupacks = 0;
         if self
             .recovery_point
             .is_some_and(|rp| serial::ge(self.snd_una, rp))

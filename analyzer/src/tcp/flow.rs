@@ -13,7 +13,7 @@ use crate::serial;
 const DUP_NS: i64 = 1_000_000;
 /// ...or this soon with nothing from the peer in between that could have triggered a resend.
 const DUP_QUIET_NS: i64 = 10_000_000;
-const DUP_RING: usize = 8;
+const DUP_RING: usize = 4;
 
 /// Options one side announced in its SYN (RFC 9293 3.2, RFC 7323, RFC 2018).
 #[derive(Debug, Clone, Copy, Default)]
@@ -80,7 +80,7 @@ pub struct TcpFlow {
     pub opts: [SideOpts; 2],
     /// dirs[i]: data sent by endpoint i and the ACKs returned for it.
     pub dirs: [TcpDir; 2],
-    pub summary: [Option<DirSummary>; 2],
+    pub summary: [Option<Box<DirSummary>>; 2],
     dup_ring: [[(Fingerprint, i64, u64); DUP_RING]; 2],
     dup_n: [usize; 2],
     /// Non-duplicate segments seen from each side.
@@ -278,9 +278,7 @@ impl TcpFlow {
             let peer = &mut self.dirs[1 - e];
             // The client acknowledges the other of two SYN-ACK streams (see `syn_isn`).
             if !peer.has_data() && peer.alt_isn == Some(seg.ack().wrapping_sub(1)) {
-                let cur = peer.isn;
-                peer.isn = peer.alt_isn;
-                peer.alt_isn = cur;
+                std::mem::swap(&mut peer.isn, &mut peer.alt_isn);
                 peer.restart(seg.ack());
             }
             let win = self.scaled_window(e, seg.window(), syn);

@@ -98,7 +98,7 @@ pub fn summarise(f: &mut TcpFlow) {
             continue;
         }
         let (v, ev) = vantage(resp[s], resp[1 - s]);
-        f.summary[s] = Some(summarise_dir(&mut f.dirs[s], v, ev, dur_s));
+        f.summary[s] = Some(Box::new(summarise_dir(&mut f.dirs[s], v, ev, dur_s)));
     }
 }
 
@@ -299,7 +299,7 @@ pub fn resolve_timeouts(ts: &mut [Timeout], at_sender: bool) {
         ts[i].chain_rto_ms = match obs.len() {
             0 => None,
             1 => Some(obs[0]),
-            _ if doubles && ts[i].backoff == 0 => {
+            2..=16 if doubles && ts[i].backoff == 0 => {
                 let w: f64 = (0..obs.len()).map(|k| (1u64 << k) as f64).sum();
                 Some(obs.iter().sum::<f64>() / w)
             }

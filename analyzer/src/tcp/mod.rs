@@ -17,6 +17,7 @@
 //!   outstanding segments and `dir::MAX_ROWS` event rows per direction.
 
 pub mod dir;
+pub mod events;
 pub mod flow;
 pub mod infer;
 pub mod options;

@@ -17,7 +17,7 @@ const MS: i64 = 1_000_000;
 /// Builds a TCP header with `opts` (padded to 4 bytes) and `len` payload bytes.
 fn seg(sp: u16, dp: u16, seq: u32, ack: u32, fl: u8, opts: &[u8], len: usize) -> Vec<u8> {
     let mut o = opts.to_vec();
-    while o.len() % 4 != 0 {
+    while !o.len().is_multiple_of(4) {
         o.push(1);
     }
     let mut b = Vec::new();
@@ -391,10 +391,9 @@ fn port_reuse_and_syn_retransmission() {
     let f = &flows[0];
     assert!(f.closed());
     assert_eq!(f.dirs[0].retransmissions.len(), 1);
-    assert_eq!(
-        f.dirs[0].timeouts[0].observed_rto_ns, None,
-        "no data: no summary"
-    );
+    // RFC 6298 5.1: the SYN started the timer; the initial RTO of 1 s (2.1) is observed.
+    assert_eq!(f.dirs[0].timeouts[0].observed_rto_ns, Some(1000 * MS));
+    assert!(f.dirs[0].timeouts[0].handshake);
     assert_eq!(f.dirs[0].timeouts[0].start_ns, Some(0));
     assert_eq!(flows[1].dirs[0].isn, Some(77777));
 }
@@ -481,4 +480,43 @@ fn flow_cap_warns() {
     let r = tr.finish();
     assert_eq!(r.flows.len(), 2);
     assert!(r.warnings[0].contains("more than 2 connections"));
+}
+
+#[test]
+fn random_segments_do_not_panic() {
+    // Robustness: arbitrary headers, flags, options and sequence numbers on a few 4-tuples.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut t = T::new();
+    let mut seq = [1000u32, 5000u32];
+    for i in 0..20_000 {
+        let r = next();
+        let client = r & 1 == 0;
+        let side = usize::from(!client);
+        // Mostly plausible sequence numbers, sometimes wild ones.
+        let s = if r & 0x70 == 0 {
+            (r >> 32) as u32
+        } else {
+            seq[side] = seq[side].wrapping_add(((r >> 8) & 0x3ff) as u32);
+            seq[side].wrapping_sub(((r >> 20) & 0x7ff) as u32)
+        };
+        let ack = seq[1 - side].wrapping_sub(((r >> 40) & 0xff) as u32);
+        let fl = (r >> 48) as u8;
+        let nopt = (r >> 56) as usize % 12;
+        let opts: Vec<u8> = (0..nopt).map(|_| next() as u8 % 9).collect();
+        let len = ((r >> 24) & 0x7ff) as usize % 1500;
+        let (sp, dp) = if client { (40000, 80) } else { (80, 40000) };
+        let mut b = seg(sp, dp, s, ack, fl, &opts, len);
+        if i % 97 == 0 {
+            b.truncate((r % 40) as usize);
+        }
+        t.send(i as f64 * 0.37, client, b);
+    }
+    let flows = t.finish();
+    assert!(!flows.is_empty());
 }

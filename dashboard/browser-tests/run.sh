@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Browser test of the dashboard: builds sctp-dashboard, starts it on a free loopback port with a
+# temp data dir, installs playwright-core (npm ci) and runs test.mjs in Debian's headless
+# Chromium (apt-get install chromium when missing and root), then stops the server.
+# Screenshots go to $SHOTS (default: a temp folder, printed at the end).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "browser test skipped: /usr/bin/chromium missing (apt-get install chromium as root)" >&2
+    exit 0
+  fi
+fi
+
+capture=${CAPTURE:-}
+if [ -z "$capture" ]; then
+  for c in "$root/../shared/captures/lab/p20_sack40_sender.pcap" "$root"/sample-traces/cut_p20_sack40_sender.pcap; do
+    if [ -f "$c" ]; then capture=$c; break; fi
+  done
+fi
+if [ -z "$capture" ]; then
+  echo "browser test skipped: no capture with a failover found" >&2
+  exit 0
+fi
+
+cargo build --workspace --bin sctp-dashboard
+bin="$root/target/debug/sctp-dashboard"
+
+work=$(mktemp -d)
+export SHOTS=${SHOTS:-$work/shots}
+mkdir -p "$SHOTS"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+"$bin" --listen "127.0.0.1:$port" --data-dir "$work/data" --samples "$work/no-samples" >"$work/server.log" 2>&1 &
+server=$!
+cleanup() {
+  kill "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+}
+trap cleanup EXIT
+for _ in $(seq 1 100); do
+  if curl -fsS "http://127.0.0.1:$port/api/captures" >/dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+
+cd "$here"
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
+status=0
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" node --test test.mjs || status=$?
+echo "screenshots: $SHOTS"
+if [ "$status" != 0 ]; then
+  echo "--- server log" >&2
+  tail -50 "$work/server.log" >&2
+fi
+exit "$status"

@@ -1,0 +1,267 @@
+//! JSON API (also used by the upload page and the charts) and the table downloads.
+
+use std::sync::Arc;
+
+use analyzer::report::{AssocReport, CaptureReport};
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Multipart, Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::charts;
+use crate::error::AppError;
+use crate::store::{valid_table_name, Entry, Status};
+use crate::upload;
+use crate::AppState;
+
+/// The stored entry of `id`, or 404.
+pub(crate) fn entry(state: &AppState, id: &str) -> Result<Entry, AppError> {
+    state
+        .store()
+        .get(id)
+        .ok_or_else(|| AppError::NotFound(format!("capture {id}")))
+}
+
+/// The report of a finished analysis; 409 while it runs, with the failure when it failed.
+pub(crate) fn done_report(
+    state: &AppState,
+    id: &str,
+) -> Result<(Entry, Arc<CaptureReport>), AppError> {
+    let e = entry(state, id)?;
+    match (&e.meta.status, &e.report) {
+        (Status::Done, Some(r)) => {
+            let r = r.clone();
+            Ok((e, r))
+        }
+        (Status::Failed, _) => Err(AppError::NotReady(format!(
+            "the analysis of {} failed: {}",
+            e.meta.name,
+            e.meta.error.as_deref().unwrap_or("unknown error")
+        ))),
+        (s, _) => Err(AppError::NotReady(format!(
+            "the analysis of {} is {}",
+            e.meta.name,
+            s.as_str()
+        ))),
+    }
+}
+
+pub(crate) fn find_assoc<'a>(r: &'a CaptureReport, n: &str) -> Result<&'a AssocReport, AppError> {
+    n.parse::<usize>()
+        .ok()
+        .and_then(|n| r.associations.iter().find(|a| a.id == n))
+        .ok_or_else(|| AppError::NotFound(format!("association {n}")))
+}
+
+/// Counts shown in the captures list, from the report (TCP flows when the report has them).
+pub(crate) fn summary(r: &CaptureReport) -> Value {
+    let failovers = r
+        .associations
+        .iter()
+        .flat_map(|a| &a.directions)
+        .flat_map(|d| &d.failovers);
+    let (mut n, mut spurious) = (0, 0);
+    for f in failovers {
+        n += 1;
+        spurious += f.spurious as u32;
+    }
+    json!({
+        "packets": r.packets,
+        "associations": r.associations.len(),
+        "tcp_flows": crate::views::tcp_flow_count(r),
+        "failovers": n,
+        "spurious_failovers": spurious,
+    })
+}
+
+fn entry_json(e: &Entry, with_result: bool) -> Value {
+    let mut v = json!({
+        "id": e.meta.id,
+        "name": e.meta.name,
+        "status": e.meta.status.as_str(),
+        "error": e.meta.error,
+        "size": e.meta.size,
+        "uploaded_unix": e.meta.uploaded_unix,
+        "analysis_ms": e.meta.analysis_ms,
+        "progress": { "bytes": e.progress_bytes().min(e.meta.size), "total": e.meta.size },
+    });
+    if let Some(r) = &e.report {
+        v["summary"] = summary(r);
+    }
+    if with_result {
+        v["result"] = match &e.report {
+            Some(r) => serde_json::to_value(r.as_ref()).unwrap_or(Value::Null),
+            None => Value::Null,
+        };
+    }
+    v
+}
+
+/// `POST /api/captures`: multipart, one or more parts named `file`. 202 with the queued (or
+/// reused) captures; 422 when no file was a capture; 413 above `--max-upload`.
+pub async fn upload(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    mp: Result<Multipart, axum::extract::multipart::MultipartRejection>,
+) -> Result<Response, AppError> {
+    let limit = state.config().max_upload;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit.saturating_add(crate::MULTIPART_SLACK)) {
+        return Err(AppError::TooLarge { limit });
+    }
+    let mp = mp.map_err(|e| AppError::BadRequest(format!("expected multipart/form-data: {e}")))?;
+    let received = upload::receive(&state, mp).await?;
+    if received.iter().all(|r| r.id.is_none()) {
+        let msg = received
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}: not a capture: {}",
+                    r.name,
+                    r.error.as_deref().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(AppError::NotCapture(msg));
+    }
+    Ok((StatusCode::ACCEPTED, Json(json!({ "captures": received }))).into_response())
+}
+
+/// `GET /api/captures`
+pub async fn list(State(state): State<AppState>) -> Json<Value> {
+    let v: Vec<Value> = state
+        .store()
+        .list()
+        .iter()
+        .map(|e| entry_json(e, false))
+        .collect();
+    Json(json!({ "captures": v }))
+}
+
+/// `GET /api/captures/{id}`: status, and `result`, the CaptureReport, once done.
+pub async fn get(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    Ok(Json(entry_json(&entry(&state, &id)?, true)))
+}
+
+/// `DELETE /api/captures/{id}`
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, AppError> {
+    let st = state.clone();
+    let id2 = id.clone();
+    let removed = tokio::task::spawn_blocking(move || st.store().delete(&id2))
+        .await
+        .map_err(AppError::internal)??;
+    if !removed {
+        return Err(AppError::NotFound(format!("capture {id}")));
+    }
+    state.invalidate_cache(&id);
+    Ok(Json(json!({ "id": id, "deleted": true })))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ChartParams {
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+    pub width: Option<u32>,
+    pub sender: Option<u8>,
+}
+
+fn params(q: Result<Query<ChartParams>, QueryRejection>) -> Result<ChartParams, AppError> {
+    q.map(|Query(p)| p)
+        .map_err(|e| AppError::BadRequest(format!("bad chart parameters: {}", e.body_text())))
+}
+
+/// `GET /api/captures/{id}/associations/{n}/charts/{kind}?from=&to=&width=&sender=`
+pub async fn assoc_chart(
+    State(state): State<AppState>,
+    Path((id, n, kind)): Path<(String, String, String)>,
+    q: Result<Query<ChartParams>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let p = params(q)?;
+    let (_, report) = done_report(&state, &id)?;
+    let a = find_assoc(&report, &n)?;
+    if !charts::KINDS.contains(&kind.as_str()) {
+        return Err(AppError::NotFound(format!("chart {kind}")));
+    }
+    let data = state
+        .assoc_data(&id, Some(a.id as u32), report.duration_s)
+        .await?;
+    let sender = charts::pick_sender(a, p.sender);
+    let chart = charts::assoc_chart(&kind, &data, a, sender, p.from, p.to, p.width)
+        .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
+    Ok(Json(chart).into_response())
+}
+
+/// `GET /api/captures/{id}/compare/charts/{throughput|gaps}?from=&to=&width=`
+pub async fn compare_chart(
+    State(state): State<AppState>,
+    Path((id, kind)): Path<(String, String)>,
+    q: Result<Query<ChartParams>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let p = params(q)?;
+    let (_, report) = done_report(&state, &id)?;
+    if kind != "throughput" && kind != "gaps" {
+        return Err(AppError::NotFound(format!("chart {kind}")));
+    }
+    let data = state.assoc_data(&id, None, report.duration_s).await?;
+    let chart = crate::compare_charts::compare_chart(&kind, &data, &report, p.from, p.to, p.width)
+        .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
+    Ok(Json(chart).into_response())
+}
+
+/// `GET /captures/{id}/tables/{name}.csv|.parquet`: streamed from disk (CSV made once, kept).
+pub async fn table_download(
+    State(state): State<AppState>,
+    Path((id, file)): Path<(String, String)>,
+) -> Result<Response, AppError> {
+    let (e, _) = done_report(&state, &id)?;
+    let (name, ext) = file
+        .rsplit_once('.')
+        .ok_or_else(|| AppError::NotFound(format!("table {file}")))?;
+    if !valid_table_name(name) || !matches!(ext, "csv" | "parquet") {
+        return Err(AppError::NotFound(format!("table {file}")));
+    }
+    let parquet = state
+        .store()
+        .table_path(&e.meta.id, name)
+        .ok_or_else(|| AppError::NotFound(format!("table {name}")))?;
+    let (path, mime) = if ext == "parquet" {
+        (parquet, "application/vnd.apache.parquet")
+    } else {
+        let csv = parquet.with_extension("csv");
+        if !csv.is_file() {
+            let (p, c) = (parquet.clone(), csv.clone());
+            tokio::task::spawn_blocking(move || crate::tables::parquet_to_csv(&p, &c))
+                .await
+                .map_err(AppError::internal)?
+                .map_err(AppError::Internal)?;
+        }
+        (csv, "text/csv; charset=utf-8")
+    };
+    let file = tokio::fs::File::open(&path).await?;
+    let len = file.metadata().await?.len();
+    let body = Body::from_stream(tokio_util::io::ReaderStream::with_capacity(file, 1 << 16));
+    let disposition = format!("attachment; filename=\"{name}.{ext}\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, mime.to_string()),
+            (header::CONTENT_LENGTH, len.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response())
+}

@@ -1,0 +1,252 @@
+//! sctp-dashboard: a web dashboard over the analyzer library. Uploads are stored by content hash
+//! in the data dir and analysed in the background; pages show the analyzer's `CaptureReport`
+//! (the CLI's JSON) and charts built from its Parquet tables. `app(state)` is the whole router.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use axum::Router;
+use tokio::sync::Semaphore;
+use tower_http::trace::TraceLayer;
+
+pub mod api;
+mod assets;
+pub mod charts;
+mod compare_charts;
+pub mod error;
+mod jobs;
+mod pages;
+pub mod series;
+pub mod store;
+mod tables;
+mod upload;
+mod views;
+
+use charts::AssocData;
+use error::AppError;
+use store::Store;
+
+/// Bytes of multipart framing allowed above `max_upload` in one request.
+const MULTIPART_SLACK: u64 = 1 << 20;
+/// Association datasets kept in memory for chart requests.
+const CACHE_ENTRIES: usize = 6;
+/// Cookie that carries the access token after `?token=` was given once.
+pub const TOKEN_COOKIE: &str = "sctp_dashboard_token";
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    /// Largest upload (bytes, all files of one request together).
+    pub max_upload: u64,
+    /// Analyses running at once.
+    pub analysis_workers: usize,
+    /// When set, every request needs this token (bearer header, cookie or `?token=`).
+    pub token: Option<String>,
+}
+
+impl Config {
+    pub fn new(data_dir: impl Into<PathBuf>) -> Self {
+        Config {
+            data_dir: data_dir.into(),
+            max_upload: 2 << 30,
+            analysis_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            token: None,
+        }
+    }
+}
+
+type CacheKey = (String, Option<u32>);
+
+struct Inner {
+    config: Config,
+    store: Store,
+    analysis_slots: Arc<Semaphore>,
+    cache: Mutex<Vec<(CacheKey, Arc<AssocData>)>>,
+}
+
+/// Shared state of the server: configuration, the store, the analysis queue, the chart cache.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+impl AppState {
+    /// Opens the data dir (creating it), loads what is stored there and queues every unfinished
+    /// analysis. Must run inside a tokio runtime.
+    pub fn open(config: Config) -> io::Result<AppState> {
+        let (store, requeue) = Store::open(&config.data_dir)?;
+        let workers = config.analysis_workers.max(1);
+        let state = AppState {
+            inner: Arc::new(Inner {
+                config,
+                store,
+                analysis_slots: Arc::new(Semaphore::new(workers)),
+                cache: Mutex::new(Vec::new()),
+            }),
+        };
+        for id in requeue {
+            jobs::enqueue(&state, id);
+        }
+        Ok(state)
+    }
+
+    /// Imports the capture files of `dir` (the sample traces) not imported before.
+    pub async fn import_samples(&self, dir: &Path) -> io::Result<usize> {
+        upload::import_samples(self, dir).await
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.inner.config.data_dir
+    }
+
+    fn invalidate_cache(&self, id: &str) {
+        let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        c.retain(|(k, _)| k.0 != id);
+    }
+
+    /// The chart rows of association `assoc` (all associations when `None`), cached.
+    async fn assoc_data(
+        &self,
+        id: &str,
+        assoc: Option<u32>,
+        duration_s: f64,
+    ) -> Result<Arc<AssocData>, AppError> {
+        let key = (id.to_string(), assoc);
+        {
+            let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(pos) = c.iter().position(|(k, _)| *k == key) {
+                let hit = c.remove(pos);
+                let v = hit.1.clone();
+                c.push(hit);
+                return Ok(v);
+            }
+        }
+        let dir = self.store().tables_dir(id);
+        let data = tokio::task::spawn_blocking(move || tables::load(&dir, assoc, duration_s))
+            .await
+            .map_err(AppError::internal)?
+            .map_err(AppError::Internal)?;
+        let data = Arc::new(data);
+        let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
+        c.retain(|(k, _)| *k != key);
+        c.push((key, data.clone()));
+        if c.len() > CACHE_ENTRIES {
+            c.remove(0);
+        }
+        Ok(data)
+    }
+}
+
+/// The whole router: pages, JSON API, table downloads and the embedded assets.
+pub fn app(state: AppState) -> Router {
+    let body_limit = state
+        .config()
+        .max_upload
+        .saturating_add(MULTIPART_SLACK)
+        .min(usize::MAX as u64) as usize;
+    Router::new()
+        .route("/", get(pages::index))
+        .route("/upload", get(pages::upload_page))
+        .route("/captures/{id}", get(pages::capture))
+        .route("/captures/{id}/associations/{n}", get(pages::association))
+        .route("/captures/{id}/compare", get(pages::compare))
+        .route("/captures/{id}/tables/{file}", get(api::table_download))
+        .route(
+            "/api/captures",
+            get(api::list)
+                .post(api::upload)
+                .layer(DefaultBodyLimit::max(body_limit)),
+        )
+        .route("/api/captures/{id}", get(api::get).delete(api::delete))
+        .route(
+            "/api/captures/{id}/associations/{n}/charts/{kind}",
+            get(api::assoc_chart),
+        )
+        .route(
+            "/api/captures/{id}/compare/charts/{kind}",
+            get(api::compare_chart),
+        )
+        .route("/assets/{file}", get(assets::serve))
+        .fallback(fallback)
+        .layer(middleware::from_fn_with_state(state.clone(), auth))
+        .layer(middleware::from_fn(error::html_errors))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn fallback() -> AppError {
+    AppError::NotFound("page".into())
+}
+
+/// Constant-time comparison of the token.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Access token check (`--token`): `Authorization: Bearer`, the cookie, or `?token=` once (which
+/// sets the cookie and redirects to the same page without it).
+async fn auth(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let Some(token) = state.config().token.as_deref() else {
+        return next.run(req).await;
+    };
+    let headers = req.headers();
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| same(t.trim(), token));
+    let cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .any(|(k, v)| k == TOKEN_COOKIE && same(v, token));
+    if bearer || cookie {
+        return next.run(req).await;
+    }
+    let query = req.uri().query().unwrap_or("");
+    let given = query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .any(|(k, v)| k == "token" && same(v, token));
+    if given {
+        let rest: Vec<&str> = query
+            .split('&')
+            .filter(|kv| !kv.starts_with("token="))
+            .collect();
+        let path = req.uri().path();
+        let target = if rest.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}?{}", rest.join("&"))
+        };
+        let mut resp = Redirect::to(&target).into_response();
+        let cookie = format!("{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
+        if let Ok(v) = header::HeaderValue::from_str(&cookie) {
+            resp.headers_mut().insert(header::SET_COOKIE, v);
+        }
+        return resp;
+    }
+    let mut r = AppError::Unauthorized.into_response();
+    *r.status_mut() = StatusCode::UNAUTHORIZED;
+    r
+}

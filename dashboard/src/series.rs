@@ -1,0 +1,301 @@
+//! Chart data as the browser gets it: point series decimated server-side (min/max per pixel
+//! bucket, every point of "keep all" series such as retransmissions and events kept) and joined on
+//! one sorted x axis, the layout uPlot draws.
+
+use serde::Serialize;
+
+/// Most pixel buckets a request may ask for.
+pub const MAX_WIDTH: u32 = 4000;
+pub const DEFAULT_WIDTH: u32 = 1000;
+/// A "keep all" series keeps every point of the view up to this many; past it (a pathological
+/// capture) it is decimated like the others, which still marks every pixel column that has one.
+const KEEP_ALL_MAX: usize = 5_000;
+
+/// Colours of paths (and of associations on the compare page), in order.
+pub const PALETTE: [&str; 8] = [
+    "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#e377c2", "#7f7f7f",
+];
+
+pub fn color(i: usize) -> &'static str {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// One series before decimation: (x, y, frame) points.
+pub struct Pts {
+    pub label: String,
+    /// `points`, `line`, `step` or `bars`.
+    pub style: &'static str,
+    pub color: String,
+    /// Keep every point in range (retransmissions, events): no decimation.
+    pub keep_all: bool,
+    pub pts: Vec<(f64, f64, Option<u64>)>,
+}
+
+impl Pts {
+    pub fn new(label: impl Into<String>, style: &'static str, color: &str) -> Self {
+        Pts {
+            label: label.into(),
+            style,
+            color: color.to_string(),
+            keep_all: false,
+            pts: Vec::new(),
+        }
+    }
+
+    pub fn keep_all(mut self) -> Self {
+        self.keep_all = true;
+        self
+    }
+
+    pub fn push(&mut self, x: f64, y: f64, frame: Option<u64>) {
+        if x.is_finite() && y.is_finite() {
+            self.pts.push((x, y, frame));
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Series {
+    pub label: String,
+    pub style: &'static str,
+    pub color: String,
+    pub y: Vec<Option<f64>>,
+    pub frames: Vec<Option<u64>>,
+    /// Points in the view before decimation.
+    pub total: usize,
+}
+
+/// A vertical marker (failover, failback, outage start, timeout, median ...).
+#[derive(Debug, Serialize, Clone)]
+pub struct Event {
+    pub t: f64,
+    pub kind: &'static str,
+    pub label: String,
+    pub frame: Option<u64>,
+}
+
+/// A horizontal bar on a lane of the timeline (path state over time).
+#[derive(Debug, Serialize, Clone)]
+pub struct Band {
+    pub from: f64,
+    pub to: f64,
+    pub lane: usize,
+    pub kind: &'static str,
+    pub label: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// The x axis is capture time (s): zooming asks the server for the new range.
+    pub time_axis: bool,
+    pub x: Vec<f64>,
+    pub series: Vec<Series>,
+    /// Whole x extent of the data, for "reset".
+    pub full: [f64; 2],
+    /// The x range this answer covers.
+    pub range: [f64; 2],
+    pub events: Vec<Event>,
+    pub bands: Vec<Band>,
+    /// Names of the y lanes (timeline): y = lane index.
+    pub lanes: Vec<String>,
+    /// Labels of y values (e.g. relative TSN), shown in tooltips as is.
+    pub note: Option<String>,
+    pub decimated: bool,
+}
+
+/// The requested view: x range and pixel width.
+#[derive(Debug, Clone, Copy)]
+pub struct View {
+    pub from: f64,
+    pub to: f64,
+    pub width: u32,
+}
+
+impl View {
+    /// Clamps a request to the data extent `full`.
+    pub fn new(from: Option<f64>, to: Option<f64>, width: Option<u32>, full: [f64; 2]) -> View {
+        let mut from = from.filter(|v| v.is_finite()).unwrap_or(full[0]);
+        let mut to = to.filter(|v| v.is_finite()).unwrap_or(full[1]);
+        if to < from {
+            std::mem::swap(&mut from, &mut to);
+        }
+        if to - from < 1e-9 {
+            to = from + 1e-3;
+        }
+        View {
+            from,
+            to,
+            width: width.unwrap_or(DEFAULT_WIDTH).clamp(10, MAX_WIDTH),
+        }
+    }
+}
+
+/// Decimates one series to the view: in range (plus the neighbours outside for lines), then
+/// min and max y per pixel bucket when there are more than two points per bucket.
+fn decimate(p: &Pts, v: &View) -> (Vec<(f64, f64, Option<u64>)>, usize) {
+    let mut pts = p.pts.clone();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let lo = pts.partition_point(|q| q.0 < v.from);
+    let hi = pts.partition_point(|q| q.0 <= v.to);
+    let lines = p.style != "points";
+    let start = if lines { lo.saturating_sub(1) } else { lo };
+    let end = if lines { (hi + 1).min(pts.len()) } else { hi };
+    let in_view = &pts[start..end];
+    let total = hi - lo;
+    let buckets = v.width as usize;
+    if (p.keep_all && in_view.len() <= KEEP_ALL_MAX) || in_view.len() <= 2 * buckets {
+        return (in_view.to_vec(), total);
+    }
+    let span = v.to - v.from;
+    let mut out = Vec::with_capacity(2 * buckets + 2);
+    let mut cur: Option<(usize, usize, usize)> = None; // bucket, index of min, index of max
+    let flush = |c: (usize, usize, usize), out: &mut Vec<(f64, f64, Option<u64>)>| {
+        let (_, a, b) = c;
+        let (i, j) = if a <= b { (a, b) } else { (b, a) };
+        out.push(in_view[i]);
+        if j != i {
+            out.push(in_view[j]);
+        }
+    };
+    for (i, q) in in_view.iter().enumerate() {
+        let b = (((q.0 - v.from) / span) * buckets as f64).clamp(-1.0, buckets as f64) as isize;
+        let b = (b + 1) as usize;
+        match &mut cur {
+            Some(c) if c.0 == b => {
+                if q.1 < in_view[c.1].1 {
+                    c.1 = i;
+                }
+                if q.1 > in_view[c.2].1 {
+                    c.2 = i;
+                }
+            }
+            _ => {
+                if let Some(c) = cur.take() {
+                    flush(c, &mut out);
+                }
+                cur = Some((b, i, i));
+            }
+        }
+    }
+    if let Some(c) = cur {
+        flush(c, &mut out);
+    }
+    (out, total)
+}
+
+/// Makes the x values of one series strictly increasing (several chunks of one packet share a
+/// timestamp): each repeat moves by the smallest step that keeps the order, far below 1 ns.
+fn make_unique(pts: &mut [(f64, f64, Option<u64>)]) {
+    for i in 1..pts.len() {
+        if pts[i].0 <= pts[i - 1].0 {
+            let prev = pts[i - 1].0;
+            pts[i].0 = prev + (prev.abs() * 1e-14).max(1e-12);
+        }
+    }
+}
+
+/// Decimates every series and joins them on one x axis.
+pub fn build(
+    title: impl Into<String>,
+    x_label: &str,
+    y_label: &str,
+    series: Vec<Pts>,
+    view: View,
+    full: [f64; 2],
+) -> Chart {
+    let mut dec = Vec::with_capacity(series.len());
+    let mut decimated = false;
+    for s in &series {
+        let (mut pts, total) = decimate(s, &view);
+        decimated |= pts.len() < total;
+        make_unique(&mut pts);
+        dec.push((pts, total));
+    }
+    let mut x: Vec<f64> = dec.iter().flat_map(|d| d.0.iter().map(|p| p.0)).collect();
+    x.sort_by(f64::total_cmp);
+    x.dedup();
+    let out_series = series
+        .into_iter()
+        .zip(dec)
+        .map(|(s, (pts, total))| {
+            let mut y = vec![None; x.len()];
+            let mut frames = vec![None; x.len()];
+            for (px, py, pf) in pts {
+                if let Ok(i) = x.binary_search_by(|v| v.total_cmp(&px)) {
+                    y[i] = Some(py);
+                    frames[i] = pf;
+                }
+            }
+            Series {
+                label: s.label,
+                style: s.style,
+                color: s.color,
+                y,
+                frames,
+                total,
+            }
+        })
+        .collect();
+    Chart {
+        title: title.into(),
+        x_label: x_label.to_string(),
+        y_label: y_label.to_string(),
+        time_axis: true,
+        x,
+        series: out_series,
+        full,
+        range: [view.from, view.to],
+        events: Vec::new(),
+        bands: Vec::new(),
+        lanes: Vec::new(),
+        note: None,
+        decimated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimation_keeps_min_max_and_all_kept_points() {
+        let mut dense = Pts::new("d", "points", "#000");
+        for i in 0..100_000 {
+            dense.push(i as f64 / 1000.0, (i % 7) as f64, Some(i));
+        }
+        let mut rtx = Pts::new("r", "points", "#f00").keep_all();
+        for i in 0..3000 {
+            rtx.push(i as f64 / 100.0, 1.0, Some(i));
+        }
+        let view = View::new(None, None, Some(500), [0.0, 100.0]);
+        let c = build("t", "x", "y", vec![dense, rtx], view, [0.0, 100.0]);
+        let n = |s: &Series| s.y.iter().filter(|v| v.is_some()).count();
+        assert!(n(&c.series[0]) <= 1002, "{}", n(&c.series[0]));
+        assert_eq!(n(&c.series[1]), 3000);
+        let ys: Vec<f64> = c.series[0].y.iter().flatten().copied().collect();
+        assert!(ys.contains(&0.0) && ys.contains(&6.0));
+        assert!(c.x.windows(2).all(|w| w[0] < w[1]));
+        assert!(c.decimated);
+    }
+
+    #[test]
+    fn same_timestamp_points_stay_distinct() {
+        let mut s = Pts::new("d", "points", "#000");
+        s.push(1.0, 10.0, Some(1));
+        s.push(1.0, 11.0, Some(1));
+        s.push(1.0, 12.0, Some(1));
+        let c = build(
+            "t",
+            "x",
+            "y",
+            vec![s],
+            View::new(None, None, None, [0.0, 2.0]),
+            [0.0, 2.0],
+        );
+        assert_eq!(c.x.len(), 3);
+        assert_eq!(c.series[0].y.iter().flatten().count(), 3);
+    }
+}
