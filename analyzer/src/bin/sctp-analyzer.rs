@@ -211,7 +211,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     }
 
     let result = match format {
-        Format::Json => print_json(&reports),
+        Format::Json => print_json(reports),
         Format::Table => {
             let mut out = std::io::stdout().lock();
             reports
@@ -268,14 +268,16 @@ fn analyze_one(
     r
 }
 
-fn print_json(reports: &[CaptureReport]) -> Result<(), String> {
+fn print_json(reports: Vec<CaptureReport>) -> Result<(), String> {
     let doc = Report {
         version: VERSION,
-        captures: reports.to_vec(),
+        captures: reports,
     };
-    let mut out = std::io::stdout().lock();
+    // Stdout is line-buffered: a large buffer keeps serde's many small writes cheap.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     serde_json::to_writer(&mut out, &doc).map_err(|e| e.to_string())?;
-    out.write_all(b"\n").map_err(|e| e.to_string())
+    out.write_all(b"\n").map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())
 }
 
 /// Writes every table (all captures stacked, with a `capture` column) to `out`, or CSV to stdout.

@@ -21,7 +21,7 @@ use super::pcapng::{self, Head, Iface};
 use super::{CaptureFormat, Frame};
 
 /// Initial size of pcap-parser's buffer.
-const INITIAL_CAPACITY: usize = 1 << 20;
+const INITIAL_CAPACITY: usize = 4 << 20;
 /// Warnings kept; the rest are counted in one final line.
 const MAX_WARNINGS: usize = 100;
 

@@ -90,15 +90,30 @@ impl Samples {
             return None;
         }
         let mut v = self.kept.clone();
-        v.sort_by(f64::total_cmp);
         Some(Dist {
             n: self.n,
             min: self.min,
-            median: quantile_sorted(&v, 0.5),
-            p95: quantile_sorted(&v, 0.95),
+            median: quantile_select(&mut v, 0.5),
+            p95: quantile_select(&mut v, 0.95),
             max: self.max,
         })
     }
+}
+
+/// Quantile by linear interpolation without a full sort (selection, O(n)).
+pub fn quantile_select(v: &mut [f64], q: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let (_, &mut a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
+    if pos == lo as f64 {
+        return a;
+    }
+    // The next order statistic is the smallest of the upper part.
+    let b = rest.iter().copied().fold(f64::INFINITY, f64::min);
+    a + (b - a) * (pos - lo as f64)
 }
 
 /// Quantile of sorted values by linear interpolation.
