@@ -29,6 +29,8 @@ pub struct Options {
     /// Inter-arrival deadline for missed-deadline counting, in ms.
     pub deadline_ms: Option<f64>,
     pub limits: TrackerLimits,
+    /// Track TCP connections too (off: TCP segments are only counted).
+    pub tcp: bool,
 }
 
 impl Default for Options {
@@ -37,6 +39,7 @@ impl Default for Options {
             sctp_udp_ports: vec![SCTP_UDP_PORT],
             keep_chunks: false,
             keep_rows: true,
+            tcp: true,
             deadline_ms: None,
             limits: TrackerLimits::default(),
         }
@@ -238,7 +241,9 @@ impl<'o> Pass<'o> {
             }
             6 => {
                 self.tcp_packets += 1;
-                self.tcp.segment(frame, ts_ns, ip);
+                if self.opts.tcp {
+                    self.tcp.segment(frame, ts_ns, ip);
+                }
             }
             _ => {}
         }

@@ -10,6 +10,7 @@ pub mod capture;
 pub mod chunk_rows;
 pub mod compare;
 pub mod frames;
+pub mod fxhash;
 pub mod infer;
 pub mod net;
 pub mod report;

@@ -25,32 +25,7 @@ impl Default for TrackerLimits {
     }
 }
 
-/// FxHash-style hasher for the small integer keys of the tracker's indexes: the keys are
-/// ports and verification tags, not attacker-chosen strings, and SipHash showed in profiles.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    fn write_u16(&mut self, n: u16) {
-        self.write_u64(n as u64);
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(n as u64);
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+use crate::fxhash::FxBuild;
 
 /// Key of the tag index: (port of the endpoint that owns the tag, peer port, tag). A packet sent
 /// *to* that endpoint carries the tag (RFC 9260 8.5).

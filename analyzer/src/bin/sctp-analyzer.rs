@@ -86,6 +86,9 @@ struct AnalyzeArgs {
     /// Never show a progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Do not track TCP connections (SCTP only; TCP segments are still counted).
+    #[arg(long)]
+    no_tcp: bool,
 }
 
 fn main() -> ExitCode {
@@ -172,6 +175,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     let opts = Options {
         sctp_udp_ports: udp_ports,
         keep_rows: tables_wanted,
+        tcp: !args.no_tcp,
         keep_chunks: if args.no_chunks {
             false
         } else {

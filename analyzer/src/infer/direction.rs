@@ -890,6 +890,10 @@ impl DirInfer {
         self.pending_msgs = VecDeque::new();
         self.transfer_ms.freeze();
         self.message_starts.freeze();
+        self.retransmissions.shrink_to_fit();
+        self.timeouts.shrink_to_fit();
+        self.failovers.shrink_to_fit();
+        self.dsts.shrink_to_fit();
         for d in &mut self.dsts {
             d.rtt.freeze();
             d.rtt_multi.freeze();

@@ -58,7 +58,7 @@ impl FlowKey {
 #[derive(Debug)]
 pub struct TcpTracker {
     flows: Vec<TcpFlow>,
-    index: HashMap<FlowKey, u32>,
+    index: HashMap<FlowKey, u32, crate::fxhash::FxBuild>,
     max_flows: usize,
     /// Segments whose header could not be read.
     pub malformed: u64,
@@ -87,7 +87,7 @@ impl TcpTracker {
     pub fn with_limit(max_flows: usize) -> Self {
         TcpTracker {
             flows: Vec::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
             max_flows,
             malformed: 0,
             over_limit: 0,
