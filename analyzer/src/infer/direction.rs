@@ -685,32 +685,18 @@ impl DirInfer {
             }
         };
 
-        // Cumulative ack (RFC 9260 6.2.1 D).
+        // Cumulative ack (RFC 9260 6.2.1 D): every TSN up to it is acknowledged now (on the
+        // first SACK seen too, for captures that start mid-association).
         if advanced {
-            if let Some(_c) = old_cum {
-                while let Some(front) = self.tsns.front().copied() {
-                    let tsn = self.base_tsn;
-                    if !serial::le(tsn, cum) {
-                        break;
-                    }
-                    self.tsns.pop_front();
-                    self.base_tsn = self.base_tsn.wrapping_add(1);
-                    if !front.gap_acked {
-                        on_ack(self, front, tsn);
-                    }
+            while let Some(front) = self.tsns.front().copied() {
+                let tsn = self.base_tsn;
+                if !serial::le(tsn, cum) {
+                    break;
                 }
-            } else {
-                // First SACK seen: everything up to the cumulative ack is acknowledged now.
-                while let Some(front) = self.tsns.front().copied() {
-                    let tsn = self.base_tsn;
-                    if !serial::le(tsn, cum) {
-                        break;
-                    }
-                    self.tsns.pop_front();
-                    self.base_tsn = self.base_tsn.wrapping_add(1);
-                    if !front.gap_acked {
-                        on_ack(self, front, tsn);
-                    }
+                self.tsns.pop_front();
+                self.base_tsn = self.base_tsn.wrapping_add(1);
+                if !front.gap_acked {
+                    on_ack(self, front, tsn);
                 }
             }
             self.cum_ack = Some(cum);
