@@ -21,7 +21,7 @@ cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (unit, integration, snapshot)"
-cargo test --workspace --no-fail-fast 2>&1 | tee target/test-output.txt
+cargo test --workspace --no-fail-fast
 if [ -x dashboard/browser-tests/run.sh ]; then
   echo "== browser tests (headless Chromium)"
   dashboard/browser-tests/run.sh

@@ -8,6 +8,7 @@ use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
 use crate::net::{self, IpPacket, NetDecoder};
+use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
 
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
@@ -68,6 +69,10 @@ impl std::error::Error for AnalyzeError {
 /// Everything one pass learnt from one capture.
 #[derive(Debug)]
 pub struct CaptureAnalysis {
+    /// Associations already handed to a streaming sink (not in `associations`).
+    pub emitted: u64,
+    /// Comparison rows of the emitted associations.
+    pub emitted_comparison: Vec<crate::compare::ComparisonRow>,
     pub file: String,
     pub format: CaptureFormat,
     pub gzip: bool,
@@ -86,6 +91,25 @@ pub struct CaptureAnalysis {
 }
 
 impl CaptureAnalysis {
+    /// Seconds since the capture's first frame.
+    pub fn rel_s(&self, ts_ns: i64) -> f64 {
+        self.time_base().rel_s(ts_ns)
+    }
+
+    pub fn time_base(&self) -> TimeBase {
+        TimeBase {
+            first_ns: self.first_ns,
+        }
+    }
+}
+
+/// The capture's time origin: every `*_s` figure is relative to its first frame.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeBase {
+    pub first_ns: Option<i64>,
+}
+
+impl TimeBase {
     /// Seconds since the capture's first frame.
     pub fn rel_s(&self, ts_ns: i64) -> f64 {
         (ts_ns - self.first_ns.unwrap_or(ts_ns)) as f64 / 1e9
@@ -138,11 +162,46 @@ pub fn analyze_file(
 /// Analyses an opened capture. Never fails: problems past the header become warnings.
 pub fn analyze_reader(
     name: &str,
-    mut reader: CaptureReader,
+    reader: CaptureReader,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
 ) -> CaptureAnalysis {
+    analyze_reader_streaming(name, reader, opts, progress, None)
+}
+
+/// Opens and analyses one capture, handing each association to `emit` as soon as it ends
+/// (SHUTDOWN-COMPLETE or ABORT) and dropping it: memory then stays flat however many
+/// associations a capture holds. The returned analysis holds the associations still open at the
+/// end; its `emitted_comparison` holds the comparison rows of the emitted ones.
+pub fn analyze_file_streaming(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+    emit: &mut dyn FnMut(AssocReport),
+) -> Result<CaptureAnalysis, AnalyzeError> {
+    let reader = CaptureReader::open(path).map_err(|source| AnalyzeError {
+        file: path.to_path_buf(),
+        source,
+    })?;
+    Ok(analyze_reader_streaming(
+        &path.display().to_string(),
+        reader,
+        opts,
+        progress,
+        Some(emit),
+    ))
+}
+
+/// `analyze_reader`, with ended associations handed to `emit` (see `analyze_file_streaming`).
+pub fn analyze_reader_streaming(
+    name: &str,
+    mut reader: CaptureReader,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+    emit: Option<&mut dyn FnMut(AssocReport)>,
+) -> CaptureAnalysis {
     let mut pass = Pass::new(opts);
+    pass.emit = emit;
     let mut n: u64 = 0;
     while let Some(frame) = reader.next_frame() {
         n += 1;
@@ -190,12 +249,20 @@ pub fn analyze_reader(
         associations,
         chunks: pass.chunks,
         tcp_flows: tcp.flows,
+        emitted: pass.emitted,
+        emitted_comparison: pass.emitted_comparison,
     }
 }
 
 /// State of the pass over one capture.
-struct Pass<'o> {
+struct Pass<'o, 'e> {
     opts: &'o Options,
+    /// Receives each association as it ends (streaming mode).
+    emit: Option<&'e mut dyn FnMut(AssocReport)>,
+    /// An association that ended in the current packet, emitted once the packet is done.
+    ended: Option<u32>,
+    emitted: u64,
+    emitted_comparison: Vec<crate::compare::ComparisonRow>,
     net: NetDecoder,
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
@@ -208,10 +275,14 @@ struct Pass<'o> {
     bad_checksums: u64,
 }
 
-impl<'o> Pass<'o> {
+impl<'o, 'e> Pass<'o, 'e> {
     fn new(opts: &'o Options) -> Self {
         Pass {
             opts,
+            emit: None,
+            ended: None,
+            emitted: 0,
+            emitted_comparison: Vec::new(),
             net: NetDecoder::new(),
             tracker: Tracker::new(opts.limits),
             tcp: crate::tcp::TcpTracker::new(),
@@ -330,6 +401,29 @@ impl<'o> Pass<'o> {
             }
         }
         self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
+        if let Some(ended) = self.ended.take() {
+            self.emit_ended(ended);
+        }
+    }
+
+    /// Hands an ended association to the streaming sink and drops it.
+    fn emit_ended(&mut self, a: u32) {
+        let Some(emit) = self.emit.as_mut() else {
+            return;
+        };
+        let Some(assoc) = self.tracker.retire(a) else {
+            return;
+        };
+        let report = AssocReport::new(
+            TimeBase {
+                first_ns: self.first_ns,
+            },
+            &assoc,
+        );
+        self.emitted_comparison
+            .extend(crate::compare::rows(std::slice::from_ref(&report), &[]));
+        self.emitted += 1;
+        emit(report);
     }
 
     /// A chunk whose header is present but whose length is impossible (RFC 9260 3.2): counted
@@ -377,6 +471,9 @@ impl<'o> Pass<'o> {
                 assoc.infer.finish();
                 if !self.opts.keep_rows {
                     assoc.infer.compact();
+                }
+                if self.emit.is_some() {
+                    self.ended = Some(a);
                 }
             }
         }

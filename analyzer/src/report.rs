@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::CaptureAnalysis;
+use crate::analyze::{CaptureAnalysis, TimeBase};
 use crate::assoc::Association;
 use crate::report_infer::{directions, path_infer, DirectionReport, PathInfer};
 use crate::sctp::chunk_type_name;
@@ -97,14 +97,15 @@ impl CaptureReport {
         let associations: Vec<AssocReport> = c
             .associations
             .iter()
-            .map(|a| AssocReport::new(c, a))
+            .map(|a| AssocReport::new(c.time_base(), a))
             .collect();
         let tcp_flows: Vec<crate::tcp::TcpFlowReport> = c
             .tcp_flows
             .iter()
             .map(|f| crate::tcp::TcpFlowReport::new(c, f))
             .collect();
-        let comparison = crate::compare::rows(&associations, &tcp_flows);
+        let mut comparison = c.emitted_comparison.clone();
+        comparison.extend(crate::compare::rows(&associations, &tcp_flows));
         CaptureReport {
             file: c.file.clone(),
             format: Some(c.format.as_str().to_string()),
@@ -148,7 +149,8 @@ impl CaptureReport {
 }
 
 impl AssocReport {
-    fn new(c: &CaptureAnalysis, a: &Association) -> Self {
+    /// The report of one association; `c` gives the capture's time origin.
+    pub fn new(c: TimeBase, a: &Association) -> Self {
         AssocReport {
             id: a.id,
             endpoints: a

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::CaptureAnalysis;
+use crate::analyze::TimeBase;
 use crate::assoc::Association;
 use crate::infer::direction::DirInfer;
 use crate::infer::stats::Dist;
@@ -118,7 +118,7 @@ fn tsn_filter(tsn: u32, vtag: Option<u32>) -> String {
 }
 
 /// The directions of an association that carried DATA.
-pub fn directions(c: &CaptureAnalysis, a: &Association) -> Vec<DirectionReport> {
+pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
     let mut out = Vec::new();
     for s in 0..2usize {
         let Some(sum) = &a.infer.summary[s] else {

@@ -35,3 +35,31 @@ fn compacted_report_equals_full_report() {
     }
     assert!(n >= 10, "sample traces missing ({n})");
 }
+
+#[test]
+fn streamed_json_equals_the_report() {
+    use analyzer::json_stream::JsonStream;
+    for name in [
+        "cut_p20_sack40_sender.pcap",
+        "spur_pmr1_rtomin30_sender.pcap",
+        "fmt_pcapng_receiver.pcapng",
+    ] {
+        let p = common::samples_dir().join(name);
+        let opts = Options {
+            keep_rows: false,
+            ..Options::default()
+        };
+        let mut s = JsonStream::begin(Vec::new()).unwrap();
+        s.capture(&p, &opts, &mut |_| {}).unwrap().unwrap();
+        let streamed: serde_json::Value = serde_json::from_slice(&s.finish().unwrap()).unwrap();
+        let full = CaptureReport::from_analysis(&analyze_file(&p, &opts, &mut |_| {}).unwrap());
+        let mut want = serde_json::to_value(&full).unwrap();
+        let mut got = streamed["captures"][0].clone();
+        for v in [&mut want, &mut got] {
+            let assocs = v["associations"].as_array_mut().unwrap();
+            assocs.sort_by_key(|a| a["id"].as_u64());
+        }
+        assert_eq!(streamed["version"], 1);
+        assert_eq!(got, want, "{name}");
+    }
+}

@@ -34,12 +34,15 @@ type TagKey = (u16, u16, u32);
 /// Association reconstruction state for one capture.
 #[derive(Debug, Default)]
 pub struct Tracker {
-    assocs: Vec<Association>,
+    /// Associations by id; None once retired (reported and dropped while the pass goes on).
+    assocs: Vec<Option<Box<Association>>>,
     by_tag: HashMap<TagKey, (u32, u8), FxBuild>,
     by_ports: HashMap<(u16, u16), Vec<u32>, FxBuild>,
     limits: TrackerLimits,
     /// Packets that belonged to no tracked association because a limit was hit.
     pub dropped_packets: u64,
+    /// Packets of associations already reported and retired.
+    pub after_end_packets: u64,
     /// Set once when `max_associations` was hit.
     pub limit_warning: Option<String>,
 }
@@ -52,16 +55,26 @@ impl Tracker {
         }
     }
 
-    pub fn associations(&self) -> &[Association] {
-        &self.assocs
-    }
-
+    /// The associations not retired, in id order.
     pub fn into_associations(self) -> Vec<Association> {
-        self.assocs
+        self.assocs.into_iter().flatten().map(|b| *b).collect()
     }
 
+    /// A live association (ids come from `classify`, which never returns a retired one).
     pub fn get_mut(&mut self, idx: u32) -> &mut Association {
-        &mut self.assocs[idx as usize]
+        self.assocs[idx as usize]
+            .as_deref_mut()
+            .expect("classify returns live associations")
+    }
+
+    /// Drops an association that has been reported: its tags stay known, so that late packets
+    /// of it (a retransmitted SHUTDOWN-COMPLETE) are counted as such, not as a new association.
+    pub fn retire(&mut self, idx: u32) -> Option<Association> {
+        self.assocs.get_mut(idx as usize)?.take().map(|b| *b)
+    }
+
+    fn live(&self, a: u32) -> Option<&Association> {
+        self.assocs.get(a as usize)?.as_deref()
     }
 
     /// Finds (or creates) the association of a packet from its header and first chunk, counts
@@ -78,7 +91,10 @@ impl Tracker {
             _ => self.on_other(ctx)?,
         };
         let max_addr = self.limits.max_addresses;
-        let assoc = &mut self.assocs[a as usize];
+        let Some(assoc) = self.assocs[a as usize].as_deref_mut() else {
+            self.after_end_packets += 1;
+            return None;
+        };
         if assoc.endpoints[0].addresses.len() >= max_addr
             || assoc.endpoints[1].addresses.len() >= max_addr
         {
@@ -104,13 +120,14 @@ impl Tracker {
         view: &ChunkView<'_>,
         chunk: Option<&Chunk<'_>>,
     ) {
-        let assoc = &mut self.assocs[a as usize];
+        let max_addr = self.limits.max_addresses;
+        let assoc = self.get_mut(a);
         assoc.count_chunk(ctx, sender, path, view, chunk);
         if matches!(chunk, Some(Chunk::Init(_) | Chunk::Asconf(_))) {
             // Bound the address list that INIT / ASCONF parameters can grow.
             assoc.endpoints[sender as usize]
                 .addresses
-                .truncate(self.limits.max_addresses);
+                .truncate(max_addr);
         }
     }
 
@@ -135,7 +152,7 @@ impl Tracker {
             .entry(assoc.port_key())
             .or_default()
             .push(id as u32);
-        self.assocs.push(assoc);
+        self.assocs.push(Some(Box::new(assoc)));
         Some(id as u32)
     }
 
@@ -144,16 +161,17 @@ impl Tracker {
     fn on_init(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
         if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, itag)) {
             // A retransmitted INIT (T1-init, RFC 9260 5.1 step C) from the same host.
-            let assoc = &self.assocs[a as usize];
-            if assoc.closed_ns.is_none() && assoc.endpoints[ep as usize].has_addr(&ctx.src) {
-                return Some((a, ep));
+            if let Some(assoc) = self.live(a) {
+                if assoc.closed_ns.is_none() && assoc.endpoints[ep as usize].has_addr(&ctx.src) {
+                    return Some((a, ep));
+                }
             }
         }
         // INIT collision (RFC 9260 5.2.1): the peer's INIT is outstanding, so both INIT tags become
         // the association's tags. Merge with the association the peer's INIT opened.
         if let Some(cands) = self.by_ports.get(&port_key(ctx)) {
             for &a in cands.iter().rev() {
-                let assoc = &self.assocs[a as usize];
+                let Some(assoc) = self.live(a) else { continue };
                 let peer = &assoc.endpoints[0];
                 let me = &assoc.endpoints[1];
                 if assoc.closed_ns.is_none()
@@ -164,7 +182,7 @@ impl Tracker {
                     && me.vtag.is_none()
                     && me.has_addr(&ctx.src)
                 {
-                    self.assocs[a as usize].endpoints[1].vtag = Some(itag);
+                    self.get_mut(a).endpoints[1].vtag = Some(itag);
                     self.register(ctx.src_port, ctx.dst_port, itag, a, 1);
                     return Some((a, 1));
                 }
@@ -186,7 +204,10 @@ impl Tracker {
     fn on_init_ack(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
         if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
             let from = 1 - to;
-            let ep = &mut self.assocs[a as usize].endpoints[from as usize];
+            let Some(assoc) = self.assocs[a as usize].as_deref_mut() else {
+                return Some((a, from));
+            };
+            let ep = &mut assoc.endpoints[from as usize];
             if ep.vtag.is_none() {
                 ep.vtag = Some(itag);
                 self.register(ctx.src_port, ctx.dst_port, itag, a, from);
@@ -264,7 +285,7 @@ impl Tracker {
         let cands = self.by_ports.get(&port_key(ctx))?;
         let mut best: Option<(u32, u8, u8)> = None; // (assoc, endpoint, score)
         for &a in cands.iter().rev() {
-            let assoc = &self.assocs[a as usize];
+            let Some(assoc) = self.live(a) else { continue };
             if assoc.closed_ns.is_some() {
                 continue;
             }
@@ -281,7 +302,7 @@ impl Tracker {
             }
         }
         let (a, owner, _) = best?;
-        self.assocs[a as usize].endpoints[owner as usize].vtag = Some(ctx.vtag);
+        self.get_mut(a).endpoints[owner as usize].vtag = Some(ctx.vtag);
         self.register(port, peer_port, ctx.vtag, a, owner);
         Some((a, owner))
     }

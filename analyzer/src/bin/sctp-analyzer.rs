@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use analyzer::analyze::{analyze_file, CaptureAnalysis, Options, SCTP_UDP_PORT};
 use analyzer::frames::{self, TableFormat};
-use analyzer::report::{CaptureReport, Report, VERSION};
+use analyzer::json_stream::JsonStream;
+use analyzer::report::CaptureReport;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -185,6 +186,9 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         ..Options::default()
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+    if format == Format::Json {
+        return run_json(&args.captures, &opts, show_progress);
+    }
 
     let mut failed = false;
     let mut reports = Vec::new();
@@ -215,7 +219,8 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     }
 
     let result = match format {
-        Format::Json => print_json(reports),
+        // Written as a stream by `run_json` before this point.
+        Format::Json => Ok(()),
         Format::Table => {
             let mut out = std::io::stdout().lock();
             reports
@@ -243,13 +248,44 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     }
 }
 
-fn analyze_one(
-    path: &Path,
-    opts: &Options,
-    show_progress: bool,
-) -> Result<CaptureAnalysis, analyzer::analyze::AnalyzeError> {
+/// JSON output, streamed: each association is written when it ends (flat memory).
+fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool) -> ExitCode {
+    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut failed = false;
+    let result = (|| -> std::io::Result<()> {
+        let mut stream = JsonStream::begin(out)?;
+        for path in captures {
+            let bar = progress_bar(path, show_progress);
+            let mut progress = |n: u64| {
+                if let Some(b) = &bar {
+                    b.set_position(n);
+                }
+            };
+            if let Err(e) = stream.capture(path, opts, &mut progress)? {
+                eprintln!("sctp-analyzer: {e}");
+                failed = true;
+            }
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+        }
+        stream.finish().map(|_| ())
+    })();
+    if let Err(e) = result {
+        eprintln!("sctp-analyzer: writing output: {e}");
+        return ExitCode::from(1);
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A progress bar on stderr for large files when stderr is a terminal.
+fn progress_bar(path: &Path, show_progress: bool) -> Option<ProgressBar> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let bar = (show_progress && size > 32 << 20).then(|| {
+    (show_progress && size > 32 << 20).then(|| {
         let b = ProgressBar::new(size);
         b.set_style(
             ProgressStyle::with_template(
@@ -259,7 +295,15 @@ fn analyze_one(
         );
         b.set_message(path.display().to_string());
         b
-    });
+    })
+}
+
+fn analyze_one(
+    path: &Path,
+    opts: &Options,
+    show_progress: bool,
+) -> Result<CaptureAnalysis, analyzer::analyze::AnalyzeError> {
+    let bar = progress_bar(path, show_progress);
     let mut progress = |n: u64| {
         if let Some(b) = &bar {
             b.set_position(n);
@@ -270,18 +314,6 @@ fn analyze_one(
         b.finish_and_clear();
     }
     r
-}
-
-fn print_json(reports: Vec<CaptureReport>) -> Result<(), String> {
-    let doc = Report {
-        version: VERSION,
-        captures: reports,
-    };
-    // Stdout is line-buffered: a large buffer keeps serde's many small writes cheap.
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    serde_json::to_writer(&mut out, &doc).map_err(|e| e.to_string())?;
-    out.write_all(b"\n").map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
 }
 
 /// Writes every table (all captures stacked, with a `capture` column) to `out`, or CSV to stdout.

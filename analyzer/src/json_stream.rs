@@ -1,0 +1,109 @@
+//! Streaming writer of the JSON contract: each association is written the moment it ends and then
+//! dropped, so that memory stays flat however many associations a capture holds. The document is
+//! the same as `report::Report` (a capture object's keys come in another order: `associations`
+//! first, then the capture's counters, known only at its end).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::analyze::{analyze_file_streaming, AnalyzeError, Options};
+use std::collections::BTreeMap;
+
+use crate::report::{AssocReport, CaptureReport, VERSION};
+
+/// Writes `{"version": 1, "captures": [...]}` capture by capture.
+pub struct JsonStream<W: Write> {
+    out: W,
+    captures: usize,
+}
+
+impl<W: Write> JsonStream<W> {
+    pub fn begin(mut out: W) -> io::Result<Self> {
+        write!(out, "{{\"version\":{VERSION},\"captures\":[")?;
+        Ok(JsonStream { out, captures: 0 })
+    }
+
+    /// Analyses one capture and writes its object. An unreadable capture is written with its
+    /// `error` and returned as `Ok(Err(..))`; `Err` is an output (I/O) failure.
+    pub fn capture(
+        &mut self,
+        path: &Path,
+        opts: &Options,
+        progress: &mut dyn FnMut(u64),
+    ) -> io::Result<Result<(), AnalyzeError>> {
+        if self.captures > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.captures += 1;
+        self.out.write_all(b"{\"associations\":[")?;
+        // Associations are written in id order (the order of their first packet, as the
+        // non-streamed report lists them): one that ends before an earlier one waits.
+        let mut written = 0usize;
+        let mut next = 0usize;
+        let mut pending: BTreeMap<usize, AssocReport> = BTreeMap::new();
+        let mut io_err: Option<io::Error> = None;
+        let out = &mut self.out;
+        let mut flush = |pending: &mut BTreeMap<usize, AssocReport>,
+                         next: &mut usize,
+                         all: bool|
+         -> io::Result<()> {
+            while let Some(entry) = pending.first_entry() {
+                if !all && *entry.key() != *next {
+                    break;
+                }
+                let a = entry.remove();
+                *next = a.id + 1;
+                if written > 0 {
+                    out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *out, &a).map_err(io::Error::other)?;
+                written += 1;
+            }
+            Ok(())
+        };
+        let result = {
+            let mut emit = |a: AssocReport| {
+                if io_err.is_none() {
+                    pending.insert(a.id, a);
+                    if let Err(e) = flush(&mut pending, &mut next, false) {
+                        io_err = Some(e);
+                    }
+                }
+            };
+            analyze_file_streaming(path, opts, progress, &mut emit)
+        };
+        if let Some(e) = io_err {
+            return Err(e);
+        }
+        let (mut report, outcome) = match result {
+            Ok(c) => (CaptureReport::from_analysis(&c), Ok(())),
+            Err(e) => (
+                CaptureReport::failed(&path.display().to_string(), e.source.to_string()),
+                Err(e),
+            ),
+        };
+        for a in std::mem::take(&mut report.associations) {
+            pending.insert(a.id, a);
+        }
+        flush(&mut pending, &mut next, true)?;
+        self.out.write_all(b"]")?;
+        let mut rest = serde_json::to_value(report).map_err(io::Error::other)?;
+        if let Some(map) = rest.as_object_mut() {
+            map.remove("associations");
+            for (k, v) in map.iter() {
+                self.out.write_all(b",")?;
+                serde_json::to_writer(&mut self.out, k).map_err(io::Error::other)?;
+                self.out.write_all(b":")?;
+                serde_json::to_writer(&mut self.out, v).map_err(io::Error::other)?;
+            }
+        }
+        self.out.write_all(b"}")?;
+        Ok(outcome)
+    }
+
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.write_all(b"]}\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
