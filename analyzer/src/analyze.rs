@@ -71,8 +71,6 @@ impl std::error::Error for AnalyzeError {
 pub struct CaptureAnalysis {
     /// Associations already handed to a streaming sink (not in `associations`).
     pub emitted: u64,
-    /// Comparison rows of the emitted associations.
-    pub emitted_comparison: Vec<crate::compare::ComparisonRow>,
     pub file: String,
     pub format: CaptureFormat,
     pub gzip: bool,
@@ -172,7 +170,7 @@ pub fn analyze_reader(
 /// Opens and analyses one capture, handing each association to `emit` as soon as it ends
 /// (SHUTDOWN-COMPLETE or ABORT) and dropping it: memory then stays flat however many
 /// associations a capture holds. The returned analysis holds the associations still open at the
-/// end; its `emitted_comparison` holds the comparison rows of the emitted ones.
+/// end (and the TCP flows); the emitted ones are counted in `emitted`.
 pub fn analyze_file_streaming(
     path: &Path,
     opts: &Options,
@@ -250,7 +248,6 @@ pub fn analyze_reader_streaming(
         chunks: pass.chunks,
         tcp_flows: tcp.flows,
         emitted: pass.emitted,
-        emitted_comparison: pass.emitted_comparison,
     }
 }
 
@@ -262,7 +259,6 @@ struct Pass<'o, 'e> {
     /// An association that ended in the current packet, emitted once the packet is done.
     ended: Option<u32>,
     emitted: u64,
-    emitted_comparison: Vec<crate::compare::ComparisonRow>,
     net: NetDecoder,
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
@@ -282,7 +278,6 @@ impl<'o, 'e> Pass<'o, 'e> {
             emit: None,
             ended: None,
             emitted: 0,
-            emitted_comparison: Vec::new(),
             net: NetDecoder::new(),
             tracker: Tracker::new(opts.limits),
             tcp: crate::tcp::TcpTracker::new(),
@@ -420,8 +415,6 @@ impl<'o, 'e> Pass<'o, 'e> {
             },
             &assoc,
         );
-        self.emitted_comparison
-            .extend(crate::compare::rows(std::slice::from_ref(&report), &[]));
         self.emitted += 1;
         emit(report);
     }

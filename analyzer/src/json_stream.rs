@@ -40,6 +40,8 @@ impl<W: Write> JsonStream<W> {
         // non-streamed report lists them): one that ends before an earlier one waits.
         let mut written = 0usize;
         let mut next = 0usize;
+        // Comparison rows of the written associations wait in a spill file, not in memory.
+        let mut spill = Spill::new()?;
         let mut pending: BTreeMap<usize, AssocReport> = BTreeMap::new();
         let mut io_err: Option<io::Error> = None;
         let out = &mut self.out;
@@ -53,6 +55,9 @@ impl<W: Write> JsonStream<W> {
                 }
                 let a = entry.remove();
                 *next = a.id + 1;
+                for row in crate::compare::rows(std::slice::from_ref(&a), &[]) {
+                    spill.push(&row)?;
+                }
                 if written > 0 {
                     out.write_all(b",")?;
                 }
@@ -87,9 +92,23 @@ impl<W: Write> JsonStream<W> {
         }
         flush(&mut pending, &mut next, true)?;
         self.out.write_all(b"]")?;
+        // SCTP rows of the associations written above (spilled), then the TCP flows' rows.
+        self.out.write_all(b",\"comparison\":[")?;
+        let spilled = spill.replay(&mut self.out)?;
+        for (i, row) in crate::compare::rows(&[], &report.tcp_flows)
+            .iter()
+            .enumerate()
+        {
+            if spilled + i > 0 {
+                self.out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut self.out, row).map_err(io::Error::other)?;
+        }
+        self.out.write_all(b"]")?;
         let mut rest = serde_json::to_value(report).map_err(io::Error::other)?;
         if let Some(map) = rest.as_object_mut() {
             map.remove("associations");
+            map.remove("comparison");
             for (k, v) in map.iter() {
                 self.out.write_all(b",")?;
                 serde_json::to_writer(&mut self.out, k).map_err(io::Error::other)?;
@@ -105,5 +124,50 @@ impl<W: Write> JsonStream<W> {
         self.out.write_all(b"]}\n")?;
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// Comparison rows written to a temporary file while the associations stream out.
+struct Spill {
+    path: std::path::PathBuf,
+    file: io::BufWriter<std::fs::File>,
+    rows: usize,
+}
+
+impl Spill {
+    fn new() -> io::Result<Self> {
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("sctp-analyzer-{}-{n}.json", std::process::id()));
+        let file = io::BufWriter::new(std::fs::File::create(&path)?);
+        Ok(Spill {
+            path,
+            file,
+            rows: 0,
+        })
+    }
+
+    fn push(&mut self, row: &crate::compare::ComparisonRow) -> io::Result<()> {
+        if self.rows > 0 {
+            self.file.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut self.file, row).map_err(io::Error::other)?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Copies the rows (comma-separated) into `out`; returns how many there were.
+    fn replay(&mut self, out: &mut impl Write) -> io::Result<usize> {
+        self.file.flush()?;
+        let mut f = std::fs::File::open(&self.path)?;
+        io::copy(&mut f, out)?;
+        Ok(self.rows)
+    }
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }

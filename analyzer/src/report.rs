@@ -104,8 +104,7 @@ impl CaptureReport {
             .iter()
             .map(|f| crate::tcp::TcpFlowReport::new(c, f))
             .collect();
-        let mut comparison = c.emitted_comparison.clone();
-        comparison.extend(crate::compare::rows(&associations, &tcp_flows));
+        let comparison = crate::compare::rows(&associations, &tcp_flows);
         CaptureReport {
             file: c.file.clone(),
             format: Some(c.format.as_str().to_string()),
