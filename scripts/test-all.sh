@@ -31,7 +31,7 @@ if [ -f ../shared/captures/lab/dev-list.txt ] && [ -f ../shared/lab/score_lab.py
   cargo build --workspace --bin sctp-analyzer
   # ctrl_ibit_pmr1_rtomin30_d5 expects the configured 200 ms SACK delay, but the I-bit makes
   # every SACK immediate there (the delayed-SACK timer never fired): it cannot be measured.
-  python3 ../shared/lab/score_lab.py target/debug/sctp-analyzer ../shared/captures/lab/dev-list.txt \
+  python3 ../shared/lab/score_lab.py "${CARGO_TARGET_DIR:-target}/debug/sctp-analyzer" ../shared/captures/lab/dev-list.txt \
     || echo "score_lab: see the FAIL lines above"
 else
   echo "../shared absent: lab scoring skipped"

@@ -30,7 +30,7 @@ if [ -z "$capture" ]; then
 fi
 
 cargo build --workspace --bin sctp-dashboard
-bin="$root/target/debug/sctp-dashboard"
+bin="${CARGO_TARGET_DIR:-$root/target}/debug/sctp-dashboard"
 
 work=$(mktemp -d)
 export SHOTS=${SHOTS:-$work/shots}
