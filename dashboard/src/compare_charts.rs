@@ -2,10 +2,16 @@
 //! direction (from the stored tables) beside the TCP connections (from the analyzer's `tcp_*`
 //! tables and the report's `tcp_flows`, when it has them).
 
-use analyzer::report::CaptureReport;
+use std::collections::HashMap;
+
+use analyzer::report::{AssocReport, CaptureReport};
 
 use crate::charts::{bins, fmt_bin, report_events, AssocData};
 use crate::series::{build, color, Chart, Pts, View};
+
+/// Most SCTP association directions with a series of their own (a capture with more shows those
+/// that sent the most DATA bytes).
+const MAX_DIRS: usize = 12;
 
 /// (time, value, frame)
 type Point = (f64, f64, Option<u64>);
@@ -23,12 +29,46 @@ pub fn compare_chart(
     let assocs = &report.associations;
     let full = [0.0, d.duration_s.max(1e-3)];
     let v = View::new(from, to, width, full);
-    let dirs: Vec<(u32, u8)> = assocs
+    let by_id: HashMap<u32, &AssocReport> = assocs.iter().map(|a| (a.id as u32, a)).collect();
+    let all_dirs: Vec<(u32, u8)> = assocs
         .iter()
         .flat_map(|a| a.directions.iter().map(move |x| (a.id as u32, x.sender)))
         .collect();
+    // A capture with thousands of associations: the directions that sent the most DATA bytes
+    // get a series each, the others one aggregate (throughput) or none (gaps).
+    let limited = all_dirs.len() > MAX_DIRS;
+    let dirs: Vec<(u32, u8)> = if limited {
+        let bytes = |&(a, s): &(u32, u8)| -> u64 {
+            by_id.get(&a).map_or(0, |r| {
+                r.paths
+                    .iter()
+                    .filter(|p| p.sender == s)
+                    .map(|p| p.data_bytes)
+                    .sum()
+            })
+        };
+        let mut ranked: Vec<((u32, u8), u64)> = all_dirs.iter().map(|x| (*x, bytes(x))).collect();
+        ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
+        ranked.into_iter().take(MAX_DIRS).map(|x| x.0).collect()
+    } else {
+        all_dirs.clone()
+    };
+    let others = all_dirs.len() - dirs.len();
+    let slot: HashMap<(u32, u8), usize> = dirs.iter().enumerate().map(|(k, x)| (*x, k)).collect();
+    let limit_note = limited.then(|| {
+        format!(
+            "{} SCTP association directions: the {} that carried the most DATA bytes are shown{}",
+            all_dirs.len(),
+            dirs.len(),
+            if kind == "throughput" {
+                format!(", the other {others} as one summed series")
+            } else {
+                format!(" ({others} others not shown)")
+            }
+        )
+    });
     let label = |a: u32, s: u8| {
-        let r = assocs.iter().find(|x| x.id as u32 == a);
+        let r = by_id.get(&a);
         match r {
             Some(r) if r.endpoints.len() == 2 => format!(
                 "SCTP #{a} :{}→:{}",
@@ -39,6 +79,7 @@ pub fn compare_chart(
         }
     };
     let mut tcp_names: Vec<String> = Vec::new();
+    let mut tcp_index: HashMap<&str, usize> = HashMap::new();
     for n in d
         .tcp_bytes
         .iter()
@@ -46,7 +87,8 @@ pub fn compare_chart(
         .chain(d.tcp_rate.iter().map(|x| &x.0))
         .chain(d.tcp_deliveries.iter().map(|x| &x.0))
     {
-        if !tcp_names.contains(n) {
+        if !tcp_index.contains_key(n.as_str()) {
+            tcp_index.insert(n.as_str(), tcp_names.len());
             tcp_names.push(n.clone());
         }
     }
@@ -57,26 +99,55 @@ pub fn compare_chart(
             let bin = |t: f64| {
                 (t >= v.from && t < v.to).then(|| (((t - v.from) / bw) as usize).min(n - 1))
             };
-            let mut series = Vec::new();
-            for (k, &(a, s)) in dirs.iter().enumerate() {
-                let mut sums = vec![0f64; n];
-                for r in d.all_data.iter().filter(|r| r.0 == a && r.1 == s) {
-                    if let Some(b) = bin(r.2) {
-                        sums[b] += r.3 as f64;
+            let mut sums = vec![vec![0f64; n]; dirs.len()];
+            let mut other = vec![0f64; n];
+            for r in &d.all_data {
+                if let Some(b) = bin(r.2) {
+                    match slot.get(&(r.0, r.1)) {
+                        Some(&k) => sums[k][b] += r.3 as f64,
+                        None => other[b] += r.3 as f64,
                     }
                 }
+            }
+            let mut series = Vec::new();
+            for (k, &(a, s)) in dirs.iter().enumerate() {
                 let mut p = Pts::new(label(a, s), "step", color(k)).keep_all();
-                for (b, x) in sums.iter().enumerate() {
+                for (b, x) in sums[k].iter().enumerate() {
                     p.push(v.from + b as f64 * bw, x * 8.0 / bw / 1000.0, None);
                 }
                 series.push(p);
             }
+            if others > 0 {
+                let mut p = Pts::new(
+                    format!("other {others} SCTP directions (sum)"),
+                    "step",
+                    color(dirs.len()),
+                )
+                .keep_all();
+                for (b, x) in other.iter().enumerate() {
+                    p.push(v.from + b as f64 * bw, x * 8.0 / bw / 1000.0, None);
+                }
+                series.push(p);
+            }
+            let mut rates: Vec<Vec<&(String, f64, f64)>> = vec![Vec::new(); tcp_names.len()];
+            for r in &d.tcp_rate {
+                rates[tcp_index[r.0.as_str()]].push(r);
+            }
+            let mut tcp_sums: Vec<Option<Vec<f64>>> = vec![None; tcp_names.len()];
+            for r in &d.tcp_bytes {
+                let k = tcp_index[r.0.as_str()];
+                if rates[k].is_empty() {
+                    let sums = tcp_sums[k].get_or_insert_with(|| vec![0f64; n]);
+                    if let Some(b) = bin(r.1) {
+                        sums[b] += r.2;
+                    }
+                }
+            }
             for (k, name) in tcp_names.iter().enumerate() {
-                let rate: Vec<&(String, f64, f64)> =
-                    d.tcp_rate.iter().filter(|r| &r.0 == name).collect();
+                let rate = &rates[k];
                 if !rate.is_empty() {
                     let mut p = Pts::new(format!("{name} (1 s bins)"), "step", tcp_color(k));
-                    for r in &rate {
+                    for r in rate {
                         p.push(r.1, r.2 * 8.0 / 1000.0, None);
                     }
                     if let Some(last) = rate.last() {
@@ -85,12 +156,7 @@ pub fn compare_chart(
                     series.push(p);
                     continue;
                 }
-                let mut sums = vec![0f64; n];
-                for r in d.tcp_bytes.iter().filter(|r| &r.0 == name) {
-                    if let Some(b) = bin(r.1) {
-                        sums[b] += r.2;
-                    }
-                }
+                let sums = tcp_sums[k].take().unwrap_or_else(|| vec![0f64; n]);
                 let mut p = Pts::new(name.clone(), "step", tcp_color(k)).keep_all();
                 for (b, x) in sums.iter().enumerate() {
                     p.push(v.from + b as f64 * bw, x * 8.0 / bw / 1000.0, None);
@@ -106,17 +172,18 @@ pub fn compare_chart(
                 full,
             );
             c.decimated = false;
+            c.note = limit_note;
             Some(c)
         }
         "gaps" => {
+            let mut times: Vec<Vec<(f64, Option<u64>)>> = vec![Vec::new(); dirs.len()];
+            for m in &d.messages {
+                if let Some(&k) = slot.get(&(m.assoc, m.sender)) {
+                    times[k].push((m.done_s, m.frame));
+                }
+            }
             let mut series = Vec::new();
-            for (k, &(a, s)) in dirs.iter().enumerate() {
-                let mut t: Vec<(f64, Option<u64>)> = d
-                    .messages
-                    .iter()
-                    .filter(|m| m.assoc == a && m.sender == s)
-                    .map(|m| (m.done_s, m.frame))
-                    .collect();
+            for (k, (&(a, s), mut t)) in dirs.iter().zip(times).enumerate() {
                 t.sort_by(|x, y| x.0.total_cmp(&y.0));
                 let mut p = Pts::new(label(a, s), "points", color(k));
                 for w in t.windows(2) {
@@ -124,16 +191,14 @@ pub fn compare_chart(
                 }
                 series.push(p);
             }
-            for (k, name) in tcp_names.iter().enumerate() {
-                if !d.tcp_deliveries.iter().any(|r| &r.0 == name) {
+            let mut deliveries: Vec<Vec<f64>> = vec![Vec::new(); tcp_names.len()];
+            for r in &d.tcp_deliveries {
+                deliveries[tcp_index[r.0.as_str()]].push(r.1);
+            }
+            for (k, (name, mut t)) in tcp_names.iter().zip(deliveries).enumerate() {
+                if t.is_empty() {
                     continue;
                 }
-                let mut t: Vec<f64> = d
-                    .tcp_deliveries
-                    .iter()
-                    .filter(|r| &r.0 == name)
-                    .map(|r| r.1)
-                    .collect();
                 t.sort_by(f64::total_cmp);
                 let mut p = Pts::new(name.clone(), "points", tcp_color(k));
                 for w in t.windows(2) {
@@ -160,16 +225,21 @@ pub fn compare_chart(
             );
             c.events = assocs
                 .iter()
-                .flat_map(|a| a.directions.iter())
-                .flat_map(|dir| report_events(Some(dir), false))
+                .flat_map(|a| a.directions.iter().map(move |x| (a.id as u32, x)))
+                .filter(|(a, x)| !limited || slot.contains_key(&(*a, x.sender)))
+                .flat_map(|(_, dir)| report_events(Some(dir), false))
                 .filter(|e| e.kind != "outage")
                 .collect();
+            let mut notes: Vec<String> = limit_note.into_iter().collect();
             if d.tcp_deliveries.is_empty() && !tcp.is_empty() {
-                c.note = Some(
+                notes.push(
                     "TCP: outage recovery time (last ACK of new data before the outage → first \
                      after it) at the recovery, from the report"
                         .into(),
                 );
+            }
+            if !notes.is_empty() {
+                c.note = Some(notes.join("; "));
             }
             Some(c)
         }
@@ -180,9 +250,9 @@ pub fn compare_chart(
 /// TCP outages from the report's `tcp_flows` (when the analyzer has them): per direction, the
 /// recovery time (ms) at the moment of recovery, with its frame.
 fn tcp_outages(report: &CaptureReport) -> Vec<(String, Vec<Point>)> {
-    let v = crate::views::report_value(report);
+    let v = crate::views::tcp_flows_value(report);
     let mut out = Vec::new();
-    for f in v["tcp_flows"].as_array().into_iter().flatten() {
+    for f in v.as_array().into_iter().flatten() {
         for d in f["directions"].as_array().into_iter().flatten() {
             let pts: Vec<Point> = d["outages"]
                 .as_array()

@@ -18,7 +18,7 @@ use crate::AppState;
 pub fn enqueue(state: &AppState, id: String) {
     let state = state.clone();
     tokio::spawn(async move {
-        let Ok(_permit) = state.inner.analysis_slots.clone().acquire_owned().await else {
+        let Ok(permit) = state.inner.analysis_slots.clone().acquire_owned().await else {
             return;
         };
         let Some(entry) = state.store().get(&id) else {
@@ -45,8 +45,17 @@ pub fn enqueue(state: &AppState, id: String) {
             Err(e) => tracing::warn!("{id}: analysis failed: {e}"),
         }
         state.invalidate_cache(&id);
+        let duration = outcome.as_ref().ok().map(|r| r.duration_s);
         if let Err(e) = state.store().finish(&id, outcome, ms) {
             tracing::error!("{id}: saving the outcome: {e}");
+        }
+        // The compare charts read every association's rows: load them now, so that the first
+        // chart request after the analysis does not wait for the tables.
+        drop(permit);
+        if let Some(duration) = duration {
+            if let Err(e) = state.assoc_data(&id, None, duration).await {
+                tracing::warn!("{id}: loading the compare chart data: {e}");
+            }
         }
     });
 }

@@ -127,11 +127,16 @@ pub struct CapturePage {
     pub name: String,
     pub head: Vec<(String, String)>,
     pub assocs: Vec<AssocRow>,
+    /// Associations not shown (past `MAX_ASSOC_ROWS`): the associations table has them all.
+    pub more: usize,
     pub tcp: Vec<JsonTable>,
     pub tcp_note: String,
     pub warnings: Vec<String>,
     pub tables: Vec<TableLink>,
 }
+
+/// Most association rows the capture page renders (a large capture has thousands).
+const MAX_ASSOC_ROWS: usize = 500;
 
 fn endpoints(a: &AssocReport) -> String {
     a.endpoints
@@ -212,9 +217,11 @@ pub async fn capture(
     let Some(r) = e.report.clone().filter(|_| e.meta.status == Status::Done) else {
         return Ok(pending(&e));
     };
+    let more = r.associations.len().saturating_sub(MAX_ASSOC_ROWS);
     let assocs = r
         .associations
         .iter()
+        .take(MAX_ASSOC_ROWS)
         .map(|a| {
             let (f, sp) = failover_counts(a);
             AssocRow {
@@ -233,7 +240,16 @@ pub async fn capture(
             }
         })
         .collect();
-    let v = views::report_value(&r);
+    // Only the TCP rows of the comparison are shown here.
+    let tcp_rows: Vec<_> = r
+        .comparison
+        .iter()
+        .filter(|c| c.transport == "tcp")
+        .collect();
+    let v = serde_json::json!({
+        "tcp_flows": views::tcp_flows_value(&r),
+        "comparison": serde_json::to_value(&tcp_rows).unwrap_or(serde_json::Value::Null),
+    });
     let (tcp, tcp_note) = tcp_tables(&v, r.tcp_packets);
     Ok(CapturePage {
         title: e.meta.name.clone(),
@@ -241,6 +257,7 @@ pub async fn capture(
         name: e.meta.name.clone(),
         head: capture_head(&r),
         assocs,
+        more,
         tcp,
         tcp_note,
         warnings: r.warnings.clone(),

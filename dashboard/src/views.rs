@@ -64,17 +64,29 @@ pub fn date(unix: f64) -> String {
     )
 }
 
-/// The report as JSON, to read fields other modules add (TCP).
+/// The TCP parts of the report as JSON (`tcp_flows`, `comparison`), to read them as generic
+/// tables. Only these fields are converted: the whole report of a large capture is megabytes.
 pub fn report_value(r: &CaptureReport) -> Value {
-    serde_json::to_value(r).unwrap_or(Value::Null)
+    let mut m = serde_json::Map::new();
+    m.insert(
+        "tcp_flows".into(),
+        serde_json::to_value(&r.tcp_flows).unwrap_or(Value::Null),
+    );
+    m.insert(
+        "comparison".into(),
+        serde_json::to_value(&r.comparison).unwrap_or(Value::Null),
+    );
+    Value::Object(m)
+}
+
+/// The TCP flows of the report as JSON (and only them).
+pub fn tcp_flows_value(r: &CaptureReport) -> Value {
+    serde_json::to_value(&r.tcp_flows).unwrap_or(Value::Null)
 }
 
 /// Number of TCP flows, when the report has `tcp_flows`.
 pub fn tcp_flow_count(r: &CaptureReport) -> Option<usize> {
-    report_value(r)
-        .get("tcp_flows")
-        .and_then(Value::as_array)
-        .map(Vec::len)
+    Some(r.tcp_flows.len())
 }
 
 /// A table of strings built from JSON.
