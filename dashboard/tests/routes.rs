@@ -419,3 +419,32 @@ async fn token_protects_everything() {
         .unwrap();
     assert_eq!(send(&app, req).await.0, StatusCode::OK);
 }
+
+/// The spurious-failover sample trace: the association page shows the diagnosis with its cause
+/// and recommendation, as the CLI JSON has them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spurious_failover_diagnosis_is_shown() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../sample-traces/spur_pmr1_rtomin30_sender.pcap");
+    let name = "spur_pmr1_rtomin30_sender.pcap";
+    let bytes = std::fs::read(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(state(dir.path(), None));
+    let (s, v) = upload(&app, &[(name, &bytes)]).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{v}");
+    let id = v["captures"][0]["id"].as_str().unwrap().to_string();
+    let done = wait_done(&app, &id).await;
+    let fo = &done["result"]["associations"][0]["directions"][0]["failovers"][0];
+    assert_eq!(fo["spurious"], true, "{fo}");
+    assert_eq!(fo["cause"], "sack_delay_exceeds_rto");
+    let rec = fo["recommendation"].as_str().unwrap();
+    let (s, html) = get(&app, &format!("/captures/{id}/associations/0"), "text/html").await;
+    assert_eq!(s, StatusCode::OK);
+    let text = unescape(&html);
+    assert!(text.contains("sack_delay_exceeds_rto"), "cause missing");
+    assert!(text.contains(rec), "recommendation missing");
+    assert!(
+        text.contains("sctp.data_tsn_raw") || text.contains("frame.number"),
+        "filter missing"
+    );
+}
