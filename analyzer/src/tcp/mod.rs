@@ -27,7 +27,7 @@ pub mod report;
 mod tests;
 
 use std::collections::HashMap;
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use crate::net::IpPacket;
 pub use flow::TcpFlow;
@@ -37,19 +37,50 @@ pub use report::TcpFlowReport;
 /// Connections tracked per capture; segments of further connections are only counted.
 pub const MAX_FLOWS: usize = 100_000;
 
-/// A connection's 4-tuple, in a canonical order so both directions find it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct FlowKey {
-    lo: (IpAddr, u16),
-    hi: (IpAddr, u16),
+/// Index entries: the flow's position, with `CLIENT_LO` set when its client is the endpoint
+/// that sorts first in the key (so a segment's side follows from the key alone).
+const CLIENT_LO: u32 = 1 << 31;
+
+/// An IPv4 endpoint as address << 16 | port (orders like `(IpAddr, u16)` within the family).
+#[inline]
+fn pack4(a: Ipv4Addr, p: u16) -> u64 {
+    (u64::from(u32::from(a)) << 16) | u64::from(p)
 }
 
-impl FlowKey {
-    fn new(a: (IpAddr, u16), b: (IpAddr, u16)) -> Self {
-        if a <= b {
-            FlowKey { lo: a, hi: b }
-        } else {
-            FlowKey { lo: b, hi: a }
+/// An IPv6 connection's endpoints, in canonical order. (A mixed-family pair, which no IP packet
+/// carries, is keyed with its IPv4 address mapped.)
+type V6Key = (u128, u16, u128, u16);
+
+/// A segment's connection key, in a canonical order so both directions find it: IPv4 4-tuples
+/// packed into 96 bits, IPv6 ones as integers; plus whether the source sorts first and whether
+/// both endpoints are the same.
+#[derive(Clone, Copy)]
+enum Key {
+    V4(u128),
+    V6(V6Key),
+}
+
+#[inline]
+fn key_of(src: &IpAddr, sp: u16, dst: &IpAddr, dp: u16) -> (Key, bool, bool) {
+    // By reference: the addresses are read field by field, as the decoder just wrote them.
+    match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            let (a, b) = (pack4(*s, sp), pack4(*d, dp));
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            (
+                Key::V4((u128::from(lo) << 48) | u128::from(hi)),
+                a <= b,
+                a == b,
+            )
+        }
+        _ => {
+            let v6 = |x: &IpAddr| match x {
+                IpAddr::V4(v) => u128::from(v.to_ipv6_mapped()),
+                IpAddr::V6(v) => u128::from(*v),
+            };
+            let (a, b) = ((v6(src), sp), (v6(dst), dp));
+            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+            (Key::V6((lo.0, lo.1, hi.0, hi.1)), a <= b, a == b)
         }
     }
 }
@@ -58,7 +89,11 @@ impl FlowKey {
 #[derive(Debug)]
 pub struct TcpTracker {
     flows: Vec<TcpFlow>,
-    index: HashMap<FlowKey, u32, crate::fxhash::FxBuild>,
+    index4: HashMap<u128, u32, crate::fxhash::FxBuild>,
+    index6: HashMap<V6Key, u32, crate::fxhash::FxBuild>,
+    /// The last IPv4 key looked up and its entry (u32::MAX: none): consecutive segments mostly
+    /// belong to the same connection.
+    last4: (u128, u32),
     max_flows: usize,
     /// Segments whose header could not be read.
     pub malformed: u64,
@@ -87,8 +122,11 @@ impl TcpTracker {
     pub fn with_limit(max_flows: usize) -> Self {
         TcpTracker {
             flows: Vec::new(),
-            index: HashMap::default(),
-            max_flows,
+            index4: HashMap::default(),
+            index6: HashMap::default(),
+            last4: (0, u32::MAX),
+            // Entries keep the client flag in the top bit.
+            max_flows: max_flows.min((CLIENT_LO - 1) as usize),
             malformed: 0,
             over_limit: 0,
         }
@@ -100,36 +138,56 @@ impl TcpTracker {
             self.malformed += 1;
             return;
         };
-        let o = Options::parse(&seg);
         let len = seg.payload_len(ip.missing);
-        let src = (ip.src, seg.src_port());
-        let dst = (ip.dst, seg.dst_port());
-        let key = FlowKey::new(src, dst);
+        let (sp, dp) = (seg.src_port(), seg.dst_port());
+        let (key, src_lo, same) = key_of(&ip.src, sp, &ip.dst, dp);
+        // Which endpoint sent the segment, from an index entry (`TcpFlow::side`).
+        let side = |entry: u32| usize::from(!same && src_lo != (entry & CLIENT_LO != 0));
         let fl = seg.flags();
         let syn_only = fl & options::flags::SYN != 0 && fl & options::flags::ACK == 0;
-        let idx = match self.index.get(&key) {
-            Some(&i) => {
-                let f = &self.flows[i as usize];
-                if syn_only && f.syn_starts_new(f.side(src), seg.seq()) {
-                    self.open(key, ts_ns, frame, src, dst, fl)
+        let found = self.lookup(key);
+        let entry = match found {
+            Some(en) => {
+                let f = &self.flows[(en & !CLIENT_LO) as usize];
+                if syn_only && f.syn_starts_new(side(en), seg.seq()) {
+                    self.open(key, src_lo, ts_ns, frame, (ip.src, sp), (ip.dst, dp), fl)
                 } else {
-                    Some(i)
+                    Some(en)
                 }
             }
-            None => self.open(key, ts_ns, frame, src, dst, fl),
+            None => self.open(key, src_lo, ts_ns, frame, (ip.src, sp), (ip.dst, dp), fl),
         };
-        let Some(i) = idx else {
+        let Some(en) = entry else {
             self.over_limit += 1;
             return;
         };
-        let f = &mut self.flows[i as usize];
-        let e = f.side(src);
+        let o = Options::parse(&seg);
+        let e = side(en);
+        let f = &mut self.flows[(en & !CLIENT_LO) as usize];
+        debug_assert_eq!(e, f.side((ip.src, sp)));
         f.segment(ts_ns, frame, e, &seg, &o, len);
     }
 
+    #[inline]
+    fn lookup(&mut self, key: Key) -> Option<u32> {
+        match key {
+            Key::V4(k) => {
+                if self.last4.1 != u32::MAX && self.last4.0 == k {
+                    return Some(self.last4.1);
+                }
+                let en = *self.index4.get(&k)?;
+                self.last4 = (k, en);
+                Some(en)
+            }
+            Key::V6(k) => self.index6.get(&k).copied(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn open(
         &mut self,
-        key: FlowKey,
+        key: Key,
+        src_lo: bool,
         ts_ns: i64,
         frame: u64,
         src: (IpAddr, u16),
@@ -140,10 +198,20 @@ impl TcpTracker {
             return None;
         }
         let id = self.flows.len();
-        self.flows
-            .push(TcpFlow::new(id, ts_ns, frame, src, dst, fl));
-        self.index.insert(key, id as u32);
-        Some(id as u32)
+        let f = TcpFlow::new(id, ts_ns, frame, src, dst, fl);
+        let client_lo = (f.ep[0] == src) == src_lo;
+        self.flows.push(f);
+        let en = id as u32 | if client_lo { CLIENT_LO } else { 0 };
+        match key {
+            Key::V4(k) => {
+                self.index4.insert(k, en);
+                self.last4 = (k, en);
+            }
+            Key::V6(k) => {
+                self.index6.insert(k, en);
+            }
+        }
+        Some(en)
     }
 
     /// Ends the pass: every connection is summarised (`infer`).

@@ -39,10 +39,12 @@ pub struct TcpSegment<'a> {
     hlen: usize,
 }
 
+#[inline]
 fn be16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
+#[inline]
 fn be32(b: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
@@ -50,6 +52,7 @@ fn be32(b: &[u8], at: usize) -> u32 {
 impl<'a> TcpSegment<'a> {
     /// RFC 9293 3.1: 20 fixed bytes; Data Offset counts 32-bit words and is at least 5. A header
     /// longer than the captured bytes (snap length) keeps what is there.
+    #[inline]
     pub fn new_checked(buf: &'a [u8]) -> Result<Self, SegmentError> {
         if buf.len() < 20 {
             return Err(SegmentError::Short(buf.len()));
@@ -62,49 +65,62 @@ impl<'a> TcpSegment<'a> {
         Ok(TcpSegment { buf, hlen })
     }
 
+    #[inline]
     pub fn src_port(&self) -> u16 {
         be16(self.buf, 0)
     }
+    #[inline]
     pub fn dst_port(&self) -> u16 {
         be16(self.buf, 2)
     }
+    #[inline]
     pub fn seq(&self) -> u32 {
         be32(self.buf, 4)
     }
+    #[inline]
     pub fn ack(&self) -> u32 {
         be32(self.buf, 8)
     }
+    #[inline]
     pub fn flags(&self) -> u8 {
         self.buf[13]
     }
+    #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.buf[13] & f != 0
     }
     /// The raw (unscaled) window field.
+    #[inline]
     pub fn window(&self) -> u16 {
         be16(self.buf, 14)
     }
+    #[inline]
     pub fn checksum(&self) -> u16 {
         be16(self.buf, 16)
     }
     /// Header length in bytes (Data Offset x 4).
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.hlen
     }
     /// The option bytes that were captured.
+    #[inline]
     pub fn option_bytes(&self) -> &'a [u8] {
         let end = self.hlen.min(self.buf.len());
         &self.buf[20..end]
     }
     /// The captured payload.
+    #[inline]
     pub fn payload(&self) -> &'a [u8] {
         self.buf.get(self.hlen..).unwrap_or(&[])
     }
     /// Payload length announced by the IP header: captured bytes plus `missing` cut by the snap
     /// length (which may also have cut part of the header).
+    #[inline]
     pub fn payload_len(&self, missing: usize) -> u32 {
         (self.buf.len() + missing).saturating_sub(self.hlen) as u32
     }
+    #[inline]
     pub fn options(&self) -> OptionIter<'a> {
         OptionIter {
             b: self.option_bytes(),
@@ -195,7 +211,39 @@ pub struct Options {
 }
 
 impl Options {
+    #[inline]
     pub fn parse(seg: &TcpSegment<'_>) -> Options {
+        let b = seg.option_bytes();
+        // The common layouts: no options, or NOP NOP Timestamps (RFC 7323 appendix A).
+        if b.is_empty() {
+            return Options::default();
+        }
+        if b.len() >= 12 && b[..4] == [1, 1, 8, 10] {
+            let mut o = Options {
+                ts: Some((be32(b, 4), be32(b, 8))),
+                ..Options::default()
+            };
+            let rest = &b[12..];
+            if rest.is_empty() {
+                return o;
+            }
+            // NOP NOP SACK (RFC 2018 appendix A), the blocks filling the rest.
+            if rest.len() >= 12
+                && rest[..3] == [1, 1, 5]
+                && usize::from(rest[3]) + 2 == rest.len()
+                && (rest.len() - 4).is_multiple_of(8)
+            {
+                for blk in rest[4..].chunks_exact(8).take(MAX_SACK_BLOCKS) {
+                    o.sack[usize::from(o.n_sack)] = (be32(blk, 0), be32(blk, 4));
+                    o.n_sack += 1;
+                }
+                return o;
+            }
+        }
+        Options::parse_all(seg)
+    }
+
+    fn parse_all(seg: &TcpSegment<'_>) -> Options {
         let mut o = Options::default();
         for opt in seg.options() {
             match opt {
