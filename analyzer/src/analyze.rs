@@ -280,7 +280,11 @@ impl<'o, 'e> Pass<'o, 'e> {
             emitted: 0,
             net: NetDecoder::new(),
             tracker: Tracker::new(opts.limits),
-            tcp: crate::tcp::TcpTracker::new(),
+            tcp: {
+                let mut t = crate::tcp::TcpTracker::new();
+                t.keep_rows = opts.keep_rows;
+                t
+            },
             chunks: opts.keep_chunks.then(ChunkRows::default),
             warnings: Warnings::default(),
             first_ns: None,

@@ -116,6 +116,8 @@ pub struct TcpDir {
     pub handshake_rtt: Samples,
     pub resp_min_ns: Option<i64>,
     pub rtt_rows: Vec<RttRow>,
+    /// Do not keep `rtt_rows` (no table wanted): the summaries come from the samples.
+    pub skip_rows: bool,
     pub retransmissions: Vec<Retransmission>,
     pub timeouts: Vec<Timeout>,
     pub lone_acks: Vec<LoneAck>,
@@ -233,7 +235,9 @@ impl TcpDir {
             RttKind::Handshake => self.handshake_rtt.push(ms),
             RttKind::Timestamp => self.ts_rtt.push(ms),
         }
-        push_capped(&mut self.rtt_rows, row, &mut self.dropped_rows);
+        if !self.skip_rows {
+            push_capped(&mut self.rtt_rows, row, &mut self.dropped_rows);
+        }
     }
 
     /// A segment sent by this direction's endpoint: `len` payload bytes (cut bytes included),

@@ -99,6 +99,8 @@ pub struct TcpTracker {
     pub malformed: u64,
     /// Segments of connections past `MAX_FLOWS`.
     pub over_limit: u64,
+    /// Keep per-sample rows (the `tcp_rtt_samples` table); off for JSON-only runs.
+    pub keep_rows: bool,
 }
 
 impl Default for TcpTracker {
@@ -121,6 +123,7 @@ impl TcpTracker {
 
     pub fn with_limit(max_flows: usize) -> Self {
         TcpTracker {
+            keep_rows: true,
             flows: Vec::new(),
             index4: HashMap::default(),
             index6: HashMap::default(),
@@ -198,7 +201,10 @@ impl TcpTracker {
             return None;
         }
         let id = self.flows.len();
-        let f = TcpFlow::new(id, ts_ns, frame, src, dst, fl);
+        let mut f = TcpFlow::new(id, ts_ns, frame, src, dst, fl);
+        for d in &mut f.dirs {
+            d.skip_rows = !self.keep_rows;
+        }
         let client_lo = (f.ep[0] == src) == src_lo;
         self.flows.push(f);
         let en = id as u32 | if client_lo { CLIENT_LO } else { 0 };
