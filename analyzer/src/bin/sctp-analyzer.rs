@@ -149,15 +149,7 @@ fn run_compare(args: CompareArgs) -> ExitCode {
             write_tables(tables, None, TableFormat::Csv)
         }
     };
-    if let Err(e) = res {
-        eprintln!("sctp-analyzer: {e}");
-        return ExitCode::from(1);
-    }
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_status(res, failed)
 }
 
 fn run_analyze(args: AnalyzeArgs) -> ExitCode {
@@ -237,7 +229,12 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
             write_tables(tables, args.out.as_deref(), fmt)
         }
     };
-    if let Err(e) = result {
+    exit_status(result, failed)
+}
+
+/// 0 when every capture was read and written, 1 otherwise (output errors are reported here).
+fn exit_status(output: Result<(), String>, failed: bool) -> ExitCode {
+    if let Err(e) = output {
         eprintln!("sctp-analyzer: {e}");
         return ExitCode::from(1);
     }

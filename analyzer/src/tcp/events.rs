@@ -1,20 +1,8 @@
 //! Event rows of one TCP direction: RTT samples, retransmissions, RTO expiries, lone ACKs,
 //! outages (one row per event, kept by `dir::TcpDir`, reported by `report` and `frames`).
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RtxKind {
-    Fast,
-    Timeout,
-}
-
-impl RtxKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RtxKind::Fast => "fast",
-            RtxKind::Timeout => "timeout",
-        }
-    }
-}
+/// Fast or timeout, as for SCTP (RFC 5681 3.2 / RFC 6298 5 here).
+pub use crate::infer::events::RtxKind;
 
 /// What started the retransmission timer that expired (RFC 6298 5, RFC 8985 7.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
