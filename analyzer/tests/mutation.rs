@@ -17,7 +17,10 @@ fn rng(seed: &mut u64) -> u64 {
 
 #[test]
 fn corrupted_captures_never_panic() {
-    let mut seed = 0x5eed_1234_abcd_0001u64;
+    let mut seed = std::env::var("MUTATION_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_1234_abcd_0001u64);
     let mut runs = 0;
     for name in [
         "cut_p20_sack40_sender.pcap",

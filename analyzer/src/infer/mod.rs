@@ -184,7 +184,7 @@ impl AssocInfer {
     /// True when the capture was taken at endpoint `e` (its requests take a full round trip).
     pub fn capture_at(&self, e: usize) -> bool {
         match (self.resp_min_ns[e], self.resp_min_ns[1 - e]) {
-            (Some(a), Some(b)) => b * 5 < a && a - b > 200_000,
+            (Some(a), Some(b)) => b.saturating_mul(5) < a && a.saturating_sub(b) > 200_000,
             _ => false,
         }
     }

@@ -77,9 +77,9 @@ fn vantage(inf: &AssocInfer, s: usize) -> (Vantage, String) {
                 ms(a),
                 ms(b)
             );
-            let v = if b * 5 < a && a - b > 200_000 {
+            let v = if b.saturating_mul(5) < a && a.saturating_sub(b) > 200_000 {
                 Vantage::Sender
-            } else if a * 5 < b && b - a > 200_000 {
+            } else if a.saturating_mul(5) < b && b.saturating_sub(a) > 200_000 {
                 Vantage::Receiver
             } else if a > 200_000 && b > 200_000 {
                 Vantage::Middle

@@ -64,9 +64,9 @@ fn vantage(a: Option<i64>, b: Option<i64>) -> (Vantage, String) {
                 ms(a),
                 ms(b)
             );
-            let v = if b * 5 < a && a - b > NEAR_NS {
+            let v = if b.saturating_mul(5) < a && a.saturating_sub(b) > NEAR_NS {
                 Vantage::Sender
-            } else if a * 5 < b && b - a > NEAR_NS {
+            } else if a.saturating_mul(5) < b && b.saturating_sub(a) > NEAR_NS {
                 Vantage::Receiver
             } else if a > NEAR_NS && b > NEAR_NS {
                 Vantage::Middle
