@@ -247,11 +247,17 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         .into_iter()
         .filter(|&v| v <= 1.3 * lowest + 5.0)
         .collect();
-    let rto_min_ms = if vantage == Vantage::Sender && floor.len() >= 2 {
-        median(&floor)
-    } else {
-        None
-    };
+    // No expiry whose start the trace shows can come sooner than RTO.min (less one timer tick):
+    // one that does means the cluster is inflated (e.g. by silent expiries) and no claim is made.
+    let candidate = median(&floor).filter(|_| vantage == Vantage::Sender && floor.len() >= 2);
+    let contradicted = candidate.is_some_and(|m| {
+        dir.timeouts
+            .iter()
+            .filter(|t| matches!(t.timer_start, TimerStart::Send | TimerStart::Expiry))
+            .filter_map(|t| t.observed_rto_ns)
+            .any(|o| (o as f64 / 1e6) < m - (0.2 * m).max(10.0))
+    });
+    let rto_min_ms = candidate.filter(|_| !contradicted);
     let rto_min_evidence = if rto_min_ms.is_some() {
         floor.len() as u32
     } else {
