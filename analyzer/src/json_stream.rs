@@ -11,6 +11,20 @@ use std::collections::BTreeMap;
 
 use crate::report::{AssocReport, CaptureReport, VERSION};
 
+/// One capture's JSON object on its own (for a parallel batch; see `JsonStream::push_object`).
+pub fn capture_object(
+    path: &Path,
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<(Vec<u8>, Result<(), AnalyzeError>)> {
+    let mut s = JsonStream {
+        out: Vec::new(),
+        captures: 0,
+    };
+    let r = s.capture(path, opts, progress)?;
+    Ok((s.out, r))
+}
+
 /// Writes `{"version": 1, "captures": [...]}` capture by capture.
 pub struct JsonStream<W: Write> {
     out: W,
@@ -118,6 +132,15 @@ impl<W: Write> JsonStream<W> {
         }
         self.out.write_all(b"}")?;
         Ok(outcome)
+    }
+
+    /// Writes a capture object made by `capture_object` (parallel batches keep input order).
+    pub fn push_object(&mut self, object: &[u8]) -> io::Result<()> {
+        if self.captures > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.captures += 1;
+        self.out.write_all(object)
     }
 
     pub fn finish(mut self) -> io::Result<W> {

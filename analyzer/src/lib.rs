@@ -12,6 +12,7 @@ pub mod compare;
 pub mod frames;
 pub mod fxhash;
 pub mod infer;
+pub mod inputs;
 pub mod json_stream;
 pub mod net;
 pub mod report;

@@ -200,3 +200,28 @@ fn cli_exit_status_reports_failed_captures_and_keeps_the_others() {
         .unwrap();
     assert_eq!(usage.status.code(), Some(2));
 }
+
+#[test]
+fn cli_batch_over_a_directory_in_parallel_equals_sequential() {
+    let bin = env!("CARGO_BIN_EXE_sctp-analyzer");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
+    let run = |jobs: &str| {
+        let out = Command::new(bin)
+            .args(["analyze", "--format", "json", "--jobs", jobs])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let one = run("1");
+    let two = run("2");
+    assert_eq!(one, two);
+    let doc: serde_json::Value = serde_json::from_slice(&two).unwrap();
+    assert!(doc["captures"].as_array().unwrap().len() >= 16);
+}

@@ -6,10 +6,11 @@ use std::process::ExitCode;
 
 use analyzer::analyze::{analyze_file, CaptureAnalysis, Options, SCTP_UDP_PORT};
 use analyzer::frames::{self, TableFormat};
-use analyzer::json_stream::JsonStream;
+use analyzer::json_stream::{capture_object, JsonStream};
 use analyzer::report::CaptureReport;
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 
 #[derive(Parser)]
 #[command(
@@ -63,9 +64,12 @@ enum Format {
 
 #[derive(clap::Args)]
 struct AnalyzeArgs {
-    /// Capture files.
+    /// Capture files, or directories searched for capture files (*.pcap, *.pcapng, *.cap, .gz).
     #[arg(required = true)]
     captures: Vec<PathBuf>,
+    /// Captures analysed in parallel (one pass per capture on each worker).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
     /// Output format (default: table on a terminal, JSON otherwise).
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -178,15 +182,17 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         ..Options::default()
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
+    let captures = analyzer::inputs::expand(&args.captures);
     if format == Format::Json {
-        return run_json(&args.captures, &opts, show_progress);
+        return run_json(&captures, &opts, show_progress, args.jobs.max(1));
     }
 
     let mut failed = false;
     let mut reports = Vec::new();
     let mut tables: Vec<Vec<frames::Table>> = Vec::new();
-    for path in &args.captures {
-        match analyze_one(path, &opts, show_progress) {
+    let analyses = analyze_all(&captures, &opts, show_progress, args.jobs.max(1));
+    for (path, analysis) in captures.iter().zip(analyses) {
+        match analysis {
             Ok(c) => {
                 reports.push(CaptureReport::from_analysis(&c));
                 if tables_wanted {
@@ -246,9 +252,44 @@ fn exit_status(output: Result<(), String>, failed: bool) -> ExitCode {
 }
 
 /// JSON output, streamed: each association is written when it ends (flat memory).
-fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool) -> ExitCode {
+fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usize) -> ExitCode {
     let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = false;
+    if jobs > 1 {
+        let result = (|| -> std::io::Result<()> {
+            let mut stream = JsonStream::begin(out)?;
+            let pool = worker_pool(jobs);
+            let bar = batch_bar(captures.len(), show_progress);
+            // Bounded memory: `jobs * 2` capture objects at a time, written in input order.
+            for group in captures.chunks(jobs * 2) {
+                let objects: Vec<_> = pool.install(|| {
+                    group
+                        .par_iter()
+                        .map(|p| {
+                            let r = capture_object(p, opts, &mut |_| {});
+                            if let Some(b) = &bar {
+                                b.inc(1);
+                            }
+                            r
+                        })
+                        .collect()
+                });
+                for o in objects {
+                    let (bytes, outcome) = o?;
+                    if let Err(e) = outcome {
+                        eprintln!("sctp-analyzer: {e}");
+                        failed = true;
+                    }
+                    stream.push_object(&bytes)?;
+                }
+            }
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            stream.finish().map(|_| ())
+        })();
+        return exit_status(result.map_err(|e| format!("writing output: {e}")), failed);
+    }
     let result = (|| -> std::io::Result<()> {
         let mut stream = JsonStream::begin(out)?;
         for path in captures {
@@ -277,6 +318,62 @@ fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool) -> ExitCo
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A pool of `jobs` workers for a batch.
+fn worker_pool(jobs: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .unwrap_or_else(|_| {
+            rayon::ThreadPoolBuilder::new()
+                .build()
+                .expect("a thread pool")
+        })
+}
+
+/// One overall progress bar (captures done) for a batch, when stderr is a terminal.
+fn batch_bar(n: usize, show_progress: bool) -> Option<ProgressBar> {
+    (show_progress && n > 1).then(|| {
+        let b = ProgressBar::new(n as u64);
+        b.set_style(
+            ProgressStyle::with_template("[{bar:40}] {pos}/{len} captures, eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    })
+}
+
+/// Analyses every capture, on `jobs` workers when more than one, results in input order.
+fn analyze_all(
+    captures: &[PathBuf],
+    opts: &Options,
+    show_progress: bool,
+    jobs: usize,
+) -> Vec<Result<CaptureAnalysis, analyzer::analyze::AnalyzeError>> {
+    if jobs <= 1 {
+        return captures
+            .iter()
+            .map(|p| analyze_one(p, opts, show_progress))
+            .collect();
+    }
+    let bar = batch_bar(captures.len(), show_progress);
+    let out = worker_pool(jobs).install(|| {
+        captures
+            .par_iter()
+            .map(|p| {
+                let r = analyze_file(p, opts, &mut |_| {});
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    out
 }
 
 /// A progress bar on stderr for large files when stderr is a terminal.
