@@ -260,8 +260,8 @@ fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usi
             let mut stream = JsonStream::begin(out)?;
             let pool = worker_pool(jobs);
             let bar = batch_bar(captures.len(), show_progress);
-            // Bounded memory: `jobs * 2` capture objects at a time, written in input order.
-            for group in captures.chunks(jobs * 2) {
+            // Bounded memory: `jobs * 16` capture objects at a time, written in input order.
+            for group in captures.chunks(jobs * 16) {
                 let objects: Vec<_> = pool.install(|| {
                     group
                         .par_iter()
