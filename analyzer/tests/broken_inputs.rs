@@ -225,3 +225,40 @@ fn cli_batch_over_a_directory_in_parallel_equals_sequential() {
     let doc: serde_json::Value = serde_json::from_slice(&two).unwrap();
     assert!(doc["captures"].as_array().unwrap().len() >= 16);
 }
+
+#[test]
+fn cli_fleet_parquet_is_hive_partitioned_and_scans_back_as_one_table() {
+    let bin = env!("CARGO_BIN_EXE_sctp-analyzer");
+    let samples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
+    let out = std::env::temp_dir().join(format!("sctp-fleet-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let files = [
+        "cut_p20_sack40_sender.pcap",
+        "udp_cut_p20_sender.pcap",
+        "spur_pmr1_rtomin30_sender.pcap",
+    ];
+    let st = Command::new(bin)
+        .args(["analyze", "--format", "parquet", "--jobs", "2", "--out"])
+        .arg(&out)
+        .args(files.iter().map(|f| samples.join(f)))
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(0));
+    for f in files {
+        assert!(out
+            .join("associations")
+            .join(format!("capture={f}"))
+            .join("part.parquet")
+            .is_file());
+    }
+    assert!(out.join("summary.json").is_file());
+    let df = analyzer::frames::scan_partitioned(&out, "associations").unwrap();
+    assert_eq!(df.height(), 3);
+    assert!(
+        df.get_column_index("capture").is_some(),
+        "partition key restored"
+    );
+    let fo = analyzer::frames::scan_partitioned(&out, "failovers").unwrap();
+    assert!(fo.height() >= 3, "{fo}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -190,6 +190,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     let mut failed = false;
     let mut reports = Vec::new();
     let mut tables: Vec<Vec<frames::Table>> = Vec::new();
+    let mut table_names: Vec<String> = Vec::new();
     let analyses = analyze_all(&captures, &opts, show_progress, args.jobs.max(1));
     for (path, analysis) in captures.iter().zip(analyses) {
         match analysis {
@@ -197,7 +198,10 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
                 reports.push(CaptureReport::from_analysis(&c));
                 if tables_wanted {
                     match frames::capture_tables(&c) {
-                        Ok(t) => tables.push(t),
+                        Ok(t) => {
+                            tables.push(t);
+                            table_names.push(path.display().to_string());
+                        }
                         Err(e) => {
                             eprintln!("sctp-analyzer: {}: building tables: {e}", path.display());
                             failed = true;
@@ -226,6 +230,10 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
                 .try_for_each(|r| out.write_all(analyzer::text::render_capture(r).as_bytes()))
                 .map_err(|e| e.to_string())
         }
+        Format::Parquet if tables.len() > 1 => match args.out.as_deref() {
+            Some(dir) => write_fleet(tables, &table_names, &reports, dir),
+            None => Err("--format parquet needs --out DIR".to_string()),
+        },
         Format::Csv | Format::Parquet => {
             let fmt = if format == Format::Csv {
                 TableFormat::Csv
@@ -411,6 +419,35 @@ fn analyze_one(
 }
 
 /// Writes every table (all captures stacked, with a `capture` column) to `out`, or CSV to stdout.
+/// Several captures as Parquet: hive-partitioned tables (`DIR/<table>/capture=<name>/part.parquet`)
+/// plus one merged summary (`DIR/summary.json`, the JSON contract of every capture).
+fn write_fleet(
+    per_capture: Vec<Vec<frames::Table>>,
+    names: &[String],
+    reports: &[CaptureReport],
+    dir: &Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (tables, name) in per_capture.into_iter().zip(names) {
+        frames::write_partitioned(tables, name, dir)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let doc = analyzer::report::Report {
+        version: analyzer::report::VERSION,
+        captures: reports.to_vec(),
+    };
+    let path = dir.join("summary.json");
+    let f = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::to_writer(std::io::BufWriter::new(f), &doc)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!(
+        "wrote {} (hive-partitioned by capture) and {}",
+        dir.display(),
+        path.display()
+    );
+    Ok(())
+}
+
 fn write_tables(
     per_capture: Vec<Vec<frames::Table>>,
     out: Option<&Path>,

@@ -356,3 +356,59 @@ pub fn stack(per_capture: Vec<Vec<Table>>) -> PolarsResult<Vec<Table>> {
 pub fn write_csv_to(df: &mut DataFrame, w: &mut dyn std::io::Write) -> PolarsResult<()> {
     CsvWriter::new(w).finish(df)
 }
+
+/// A partition value safe as a directory name (`capture=<value>`).
+pub fn partition_value(name: &str) -> String {
+    let base = std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned());
+    base.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Writes one capture's tables hive-partitioned: `DIR/<table>/capture=<name>/part.parquet`
+/// (the `capture` column becomes the partition key), so that polars, DuckDB, DataFusion or Spark
+/// read a whole fleet's results as one table.
+pub fn write_partitioned(
+    tables: Vec<Table>,
+    capture: &str,
+    dir: &Path,
+) -> PolarsResult<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    for mut t in tables {
+        let part = dir
+            .join(t.name)
+            .join(format!("capture={}", partition_value(capture)));
+        std::fs::create_dir_all(&part)?;
+        if t.df.get_column_index("capture").is_some() {
+            t.df = t.df.drop("capture")?;
+        }
+        let path = part.join("part.parquet");
+        write_table(&mut t.df, &path, TableFormat::Parquet)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Reads a hive-partitioned table back lazily (all captures as one frame, `capture` column
+/// restored from the directory names).
+pub fn scan_partitioned(dir: &Path, table: &str) -> PolarsResult<DataFrame> {
+    let path = dir.join(table);
+    // Without polars' date features, hive date inference panics (polars-io 0.55
+    // schema_inference.rs): the partition values are file names, never dates.
+    let args = ScanArgsParquet {
+        hive_options: polars::io::HiveOptions {
+            try_parse_dates: false,
+            ..polars::io::HiveOptions::new_enabled()
+        },
+        ..Default::default()
+    };
+    LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), args)?.collect()
+}
