@@ -104,16 +104,7 @@ impl DstState {
 
     /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.
     fn estimate(&mut self, r_ms: f64) -> f64 {
-        match self.srtt {
-            None => {
-                self.srtt = Some(r_ms);
-                self.rttvar = r_ms / 2.0;
-            }
-            Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r_ms).abs();
-                self.srtt = Some(0.875 * s + 0.125 * r_ms);
-            }
-        }
+        super::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
         self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
     }
 

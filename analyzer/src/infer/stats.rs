@@ -100,6 +100,21 @@ impl Samples {
     }
 }
 
+/// One RTT measurement into SRTT / RTTVAR, in ms: RFC 9260 6.3.1 C2/C3 for SCTP and the same rule
+/// in RFC 6298 2.2/2.3 for TCP (alpha 1/8, beta 1/4).
+pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
+    match *srtt {
+        None => {
+            *srtt = Some(r_ms);
+            *rttvar = r_ms / 2.0;
+        }
+        Some(s) => {
+            *rttvar = 0.75 * *rttvar + 0.25 * (s - r_ms).abs();
+            *srtt = Some(0.875 * s + 0.125 * r_ms);
+        }
+    }
+}
+
 /// Quantile by linear interpolation without a full sort (selection, O(n)).
 pub fn quantile_select(v: &mut [f64], q: f64) -> f64 {
     if v.is_empty() {

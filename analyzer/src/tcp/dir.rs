@@ -209,16 +209,7 @@ impl TcpDir {
 
     fn estimate(&mut self, r_ms: f64) {
         // RFC 6298 2.2 / 2.3: alpha 1/8, beta 1/4.
-        match self.srtt {
-            None => {
-                self.srtt = Some(r_ms);
-                self.rttvar = r_ms / 2.0;
-            }
-            Some(s) => {
-                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r_ms).abs();
-                self.srtt = Some(0.875 * s + 0.125 * r_ms);
-            }
-        }
+        crate::infer::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
     }
 
     fn sample(&mut self, row: RttRow) {
