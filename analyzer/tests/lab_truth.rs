@@ -14,40 +14,7 @@ use analyzer::report::CaptureReport;
 use analyzer::report_infer::DirectionReport;
 use serde_json::Value;
 
-struct Row {
-    capture: String,
-    figure: String,
-    truth: String,
-    inferred: String,
-    error: String,
-    ok: bool,
-}
-
-#[derive(Default)]
-struct Table {
-    rows: Vec<Row>,
-}
-
-impl Table {
-    fn check(
-        &mut self,
-        capture: &str,
-        figure: &str,
-        truth: impl ToString,
-        inferred: impl ToString,
-        error: impl ToString,
-        ok: bool,
-    ) {
-        self.rows.push(Row {
-            capture: capture.to_string(),
-            figure: figure.to_string(),
-            truth: truth.to_string(),
-            inferred: inferred.to_string(),
-            error: error.to_string(),
-            ok,
-        });
-    }
-}
+type Table = common::ScoreTable;
 
 /// A lab run: prefix path whose `_sender.pcap`, `_receiver.pcap`, `_truth.json` exist.
 fn runs(dir: &Path) -> Vec<PathBuf> {
@@ -463,23 +430,8 @@ fn lab_truth_scored() {
             score_run(&mut t, &pre);
         }
     }
-    println!(
-        "{:<34} {:<46} {:>22} {:>22} {:>10}  ok",
-        "capture", "figure", "truth", "inferred", "error"
-    );
-    for r in &t.rows {
-        println!(
-            "{:<34} {:<46} {:>22} {:>22} {:>10}  {}",
-            r.capture,
-            r.figure,
-            r.truth,
-            r.inferred,
-            r.error,
-            if r.ok { "ok" } else { "FAIL" }
-        );
-    }
+    t.print();
     let failed: Vec<_> = t.rows.iter().filter(|r| !r.ok).collect();
-    println!("{} checks, {} failed", t.rows.len(), failed.len());
     assert!(
         !t.rows.is_empty(),
         "no lab capture found (sample-traces is part of the repo)"

@@ -10,6 +10,8 @@
 //!
 //! Both skip cleanly when `../shared` (or `/work/shared`) or tshark is missing.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,17 +45,7 @@ fn client_dir(r: &CaptureReport) -> Option<&TcpDirReport> {
         .find(|d| d.sender == 0)
 }
 
-struct Row {
-    capture: String,
-    figure: String,
-    truth: String,
-    inferred: String,
-    error: String,
-    ok: bool,
-}
-
-#[derive(Default)]
-struct Table(Vec<Row>);
+use common::{Row, ScoreTable as Table};
 
 impl Table {
     fn num(&mut self, cap: &str, fig: &str, truth: f64, got: Option<f64>, tol: f64) {
@@ -65,7 +57,7 @@ impl Table {
             ),
             None => ("-".into(), "missing".into(), false),
         };
-        self.0.push(Row {
+        self.rows.push(Row {
             capture: cap.into(),
             figure: format!("{fig} (±{tol})"),
             truth: format!("{truth:.1}"),
@@ -76,7 +68,7 @@ impl Table {
     }
 
     fn exact(&mut self, cap: &str, fig: &str, truth: &str, got: &str) {
-        self.0.push(Row {
+        self.rows.push(Row {
             capture: cap.into(),
             figure: fig.into(),
             truth: truth.into(),
@@ -88,31 +80,6 @@ impl Table {
             },
             ok: truth == got,
         });
-    }
-
-    fn print(&self) -> usize {
-        println!(
-            "{:<34} {:<42} {:>12} {:>12} {:>9}  ok",
-            "capture", "figure", "truth", "inferred", "error"
-        );
-        for r in &self.0 {
-            println!(
-                "{:<34} {:<42} {:>12} {:>12} {:>9}  {}",
-                r.capture,
-                r.figure,
-                r.truth,
-                r.inferred,
-                r.error,
-                if r.ok { "ok" } else { "FAIL" }
-            );
-        }
-        let bad = self.0.iter().filter(|r| !r.ok).count();
-        println!(
-            "{} of {} figures within tolerance",
-            self.0.len() - bad,
-            self.0.len()
-        );
-        bad
     }
 }
 
@@ -314,7 +281,7 @@ fn scored_lab_truth() {
             }
         }
     }
-    if t.0.is_empty() {
+    if t.rows.is_empty() {
         eprintln!("skipped: no lab TCP captures");
         return;
     }

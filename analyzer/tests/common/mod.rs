@@ -32,3 +32,66 @@ pub fn tshark() -> Option<&'static str> {
         .filter(|o| o.status.success())
         .map(|_| "tshark")
 }
+
+/// One figure of a scored test: truth, inferred value, error, within tolerance or not.
+pub struct Row {
+    pub capture: String,
+    pub figure: String,
+    pub truth: String,
+    pub inferred: String,
+    pub error: String,
+    pub ok: bool,
+}
+
+/// The table a scored test prints (capture, figure, truth, inferred, error).
+#[derive(Default)]
+pub struct ScoreTable {
+    pub rows: Vec<Row>,
+}
+
+impl ScoreTable {
+    pub fn check(
+        &mut self,
+        capture: &str,
+        figure: &str,
+        truth: impl ToString,
+        inferred: impl ToString,
+        error: impl ToString,
+        ok: bool,
+    ) {
+        self.rows.push(Row {
+            capture: capture.to_string(),
+            figure: figure.to_string(),
+            truth: truth.to_string(),
+            inferred: inferred.to_string(),
+            error: error.to_string(),
+            ok,
+        });
+    }
+
+    /// Prints the table and returns how many figures left their tolerance.
+    pub fn print(&self) -> usize {
+        println!(
+            "{:<34} {:<46} {:>22} {:>22} {:>10}  ok",
+            "capture", "figure", "truth", "inferred", "error"
+        );
+        for r in &self.rows {
+            println!(
+                "{:<34} {:<46} {:>22} {:>22} {:>10}  {}",
+                r.capture,
+                r.figure,
+                r.truth,
+                r.inferred,
+                r.error,
+                if r.ok { "ok" } else { "FAIL" }
+            );
+        }
+        let bad = self.rows.iter().filter(|r| !r.ok).count();
+        println!(
+            "{} of {} figures within tolerance",
+            self.rows.len() - bad,
+            self.rows.len()
+        );
+        bad
+    }
+}
