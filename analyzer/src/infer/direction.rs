@@ -16,6 +16,8 @@ const MAX_TSNS: usize = 1 << 20;
 pub const MAX_ROWS: usize = 200_000;
 /// Entries scanned when a T3-rtx expiry marks the outstanding chunks of its destination.
 const MAX_MARK_SCAN: usize = 1 << 16;
+/// Duplicate TSNs of one SACK looked up among the retransmissions.
+const MAX_DUPS_PER_SACK: usize = 1024;
 /// RFC 9260 7.2.4: fast retransmit on the third miss indication.
 const FAST_RTX_MISSES: u8 = 3;
 
@@ -739,8 +741,13 @@ impl DirInfer {
             }
         }
         // Duplicate TSNs (RFC 9260 6.2): the receiver got a TSN twice, so its retransmission was
-        // spurious.
-        for dup in s.dup_tsns() {
+        // spurious. Bounded per SACK: a crafted one may list 65 535 of them.
+        let dups = if self.retransmissions.is_empty() {
+            0
+        } else {
+            MAX_DUPS_PER_SACK
+        };
+        for dup in s.dup_tsns().take(dups) {
             if let Some(r) = self.find_rtx(dup) {
                 self.retransmissions[r]
                     .spurious
