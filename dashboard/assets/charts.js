@@ -76,6 +76,8 @@
     }
 
     async load(from, to) {
+      // A load supersedes a zoom still waiting on its timer (a reset right after a drag wins).
+      clearTimeout(this.timer);
       const seq = ++this.seq;
       this.status.textContent = "loading…";
       this.root.dataset.loading = "1";
@@ -163,6 +165,8 @@
             if (key !== "x" || self.programmatic) return;
             self.showRange();
             clearTimeout(self.timer);
+            self.root.dataset.loading = "1"; // pending until the zoomed range is fetched
+            self.seq++; // a fetch already in flight must not draw over the new range
             self.timer = setTimeout(() => self.load(u.scales.x.min, u.scales.x.max), 150);
           }],
           draw: [(u) => self.drawOverlay(u)],
