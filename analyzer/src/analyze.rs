@@ -3,16 +3,21 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
-use crate::net::{self, IpPacket, NetDecoder};
+use crate::net::IpPacket;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
+use crate::stage::{Batch, Item, ItemKind, Stage};
 
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
 pub const SCTP_UDP_PORT: u16 = 9899;
+
+/// Batches read ahead of the analysis when pipelined (each up to ~1 MiB).
+const PIPELINE_DEPTH: usize = 4;
 
 /// Warnings kept per capture; further ones are only counted.
 const MAX_WARNINGS: usize = 50;
@@ -32,6 +37,9 @@ pub struct Options {
     pub limits: TrackerLimits,
     /// Track TCP connections too (off: TCP segments are only counted).
     pub tcp: bool,
+    /// Read and decode on a second thread while this one analyses (same output; off for
+    /// batches that already keep every core busy with one capture each).
+    pub pipeline: bool,
 }
 
 impl Default for Options {
@@ -41,6 +49,7 @@ impl Default for Options {
             keep_chunks: false,
             keep_rows: true,
             tcp: true,
+            pipeline: true,
             deadline_ms: None,
             limits: TrackerLimits::default(),
         }
@@ -191,35 +200,55 @@ pub fn analyze_file_streaming(
 }
 
 /// `analyze_reader`, with ended associations handed to `emit` (see `analyze_file_streaming`).
+///
+/// With `opts.pipeline`, reading and decoding (`stage`) run on a second thread, one batch ahead
+/// of the analysis on this one; the output is the same as with one thread.
 pub fn analyze_reader_streaming(
     name: &str,
-    mut reader: CaptureReader,
+    reader: CaptureReader,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
     emit: Option<&mut dyn FnMut(AssocReport)>,
 ) -> CaptureAnalysis {
     let mut pass = Pass::new(opts);
     pass.emit = emit;
-    let mut n: u64 = 0;
-    while let Some(frame) = reader.next_frame() {
-        n += 1;
-        if pass.first_ns.is_none() {
-            pass.first_ns = Some(frame.ts_ns);
+    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp);
+    let end = if opts.pipeline {
+        std::thread::scope(|s| {
+            let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(PIPELINE_DEPTH);
+            let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+            let reading = s.spawn(move || {
+                loop {
+                    let mut b = empty_rx.try_recv().unwrap_or_default();
+                    let more = stage.fill(&mut b);
+                    if full_tx.send(b).is_err() || !more {
+                        break;
+                    }
+                }
+                stage.finish()
+            });
+            for mut b in full_rx {
+                pass.batch(&mut b, progress);
+                // The reader may have finished already: then the batch is simply dropped.
+                let _ = empty_tx.send(b);
+            }
+            match reading.join() {
+                Ok(end) => end,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        let mut b = Batch::default();
+        loop {
+            let more = stage.fill(&mut b);
+            pass.batch(&mut b, progress);
+            if !more {
+                break;
+            }
         }
-        pass.last_ns = Some(frame.ts_ns);
-        match pass.net.decode(&frame) {
-            Ok(Some(ip)) => pass.ip_packet(frame.number, frame.ts_ns, frame.offset, &ip),
-            Ok(None) => {}
-            Err(e) => pass
-                .warnings
-                .push(|| format!("frame {} (offset {}): {e}", frame.number, frame.offset)),
-        }
-        if n & 0xFFF == 0 {
-            progress(reader.input_bytes_read());
-        }
-    }
-    progress(reader.input_bytes_read());
-    let mut warnings = reader.warnings().to_vec();
+        stage.finish()
+    };
+    let mut warnings = end.reader.warnings().to_vec();
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
     }
@@ -228,22 +257,21 @@ pub fn analyze_reader_streaming(
         pass.warnings.push(|| w);
     }
     warnings.extend(pass.warnings.finish());
-    let first_ns = pass.first_ns;
     let mut associations = pass.tracker.into_associations();
     for a in &mut associations {
         a.infer.finish();
     }
     CaptureAnalysis {
         file: name.to_string(),
-        format: reader.format(),
-        gzip: reader.gzip(),
-        packets: n,
+        format: end.reader.format(),
+        gzip: end.reader.gzip(),
+        packets: end.frames,
         sctp_packets: pass.sctp_packets,
-        tcp_packets: pass.tcp_packets,
+        tcp_packets: end.tcp_packets,
         bad_checksums: pass.bad_checksums,
         warnings,
-        first_ns,
-        last_ns: pass.last_ns,
+        first_ns: end.first_ns,
+        last_ns: end.last_ns,
         associations,
         chunks: pass.chunks,
         tcp_flows: tcp.flows,
@@ -259,15 +287,13 @@ struct Pass<'o, 'e> {
     /// An association that ended in the current packet, emitted once the packet is done.
     ended: Option<u32>,
     emitted: u64,
-    net: NetDecoder,
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
     chunks: Option<ChunkRows>,
     warnings: Warnings,
+    /// Timestamp of the capture's first frame (the time base of emitted reports).
     first_ns: Option<i64>,
-    last_ns: Option<i64>,
     sctp_packets: u64,
-    tcp_packets: u64,
     bad_checksums: u64,
 }
 
@@ -278,7 +304,6 @@ impl<'o, 'e> Pass<'o, 'e> {
             emit: None,
             ended: None,
             emitted: 0,
-            net: NetDecoder::new(),
             tracker: Tracker::new(opts.limits),
             tcp: {
                 let mut t = crate::tcp::TcpTracker::new();
@@ -288,48 +313,37 @@ impl<'o, 'e> Pass<'o, 'e> {
             chunks: opts.keep_chunks.then(ChunkRows::default),
             warnings: Warnings::default(),
             first_ns: None,
-            last_ns: None,
             sctp_packets: 0,
-            tcp_packets: 0,
             bad_checksums: 0,
         }
     }
 
-    /// Dispatches an IP packet by protocol: SCTP (132), SCTP over UDP (RFC 6951), TCP (6).
-    fn ip_packet(&mut self, frame: u64, ts_ns: i64, offset: u64, ip: &IpPacket<'_>) {
-        match ip.proto {
-            132 => self.sctp_packet(frame, ts_ns, offset, ip, &ip.payload, ip.missing, false),
-            17 => {
-                if let Some((sp, dp, payload)) = net::transport::udp(&ip.payload) {
-                    let ports = &self.opts.sctp_udp_ports;
-                    if ports.contains(&sp) || ports.contains(&dp) {
-                        // RFC 6951 5.1: the SCTP packet follows the UDP header.
-                        let missing = ip.missing;
-                        self.sctp_packet(frame, ts_ns, offset, ip, payload, missing, true);
-                    }
-                }
-            }
-            6 => {
-                self.tcp_packets += 1;
-                if self.opts.tcp {
-                    self.tcp.segment(frame, ts_ns, ip);
-                }
-            }
-            _ => {}
+    /// Analyses a batch of packets from `stage`, in order, with the warnings met between them.
+    fn batch(&mut self, b: &mut Batch, progress: &mut dyn FnMut(u64)) {
+        if self.first_ns.is_none() {
+            self.first_ns = b.first_ns;
         }
+        let mut warnings = std::mem::take(&mut b.warnings).into_iter().peekable();
+        for (i, item) in b.items.iter().enumerate() {
+            while let Some((_, w)) = warnings.next_if(|(at, _)| *at <= i) {
+                self.warnings.push(|| w);
+            }
+            let ip = item.ip(&b.arena);
+            match item.kind {
+                ItemKind::Sctp { udp } => self.sctp_packet(item, &ip, udp),
+                ItemKind::Tcp => self.tcp.segment(item.frame, item.ts_ns, &ip),
+            }
+        }
+        for (_, w) in warnings {
+            self.warnings.push(|| w);
+        }
+        progress(b.input_bytes);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn sctp_packet(
-        &mut self,
-        frame: u64,
-        ts_ns: i64,
-        offset: u64,
-        ip: &IpPacket<'_>,
-        bytes: &[u8],
-        missing: usize,
-        udp_encap: bool,
-    ) {
+    /// One SCTP packet (checksum already verified by `stage`).
+    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>, udp_encap: bool) {
+        let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
+        let (bytes, missing) = (&ip.payload[..], ip.missing);
         let pkt = match SctpPacket::new_checked(bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -339,9 +353,7 @@ impl<'o, 'e> Pass<'o, 'e> {
             }
         };
         self.sctp_packets += 1;
-        // RFC 9260 6.8: a packet with a bad CRC32c would be discarded by the receiver; we flag it
-        // and still analyse it. A packet cut by the snap length cannot be checked.
-        let checksum_ok = (missing == 0).then(|| sctp::crc32c::verify(bytes));
+        let checksum_ok = item.checksum_ok;
         if checksum_ok == Some(false) {
             self.bad_checksums += 1;
         }

@@ -19,6 +19,7 @@ pub mod report;
 pub mod report_infer;
 pub mod sctp;
 pub mod serial;
+mod stage;
 pub mod tcp;
 pub mod text;
 

@@ -67,9 +67,11 @@ struct AnalyzeArgs {
     /// Capture files, or directories searched for capture files (*.pcap, *.pcapng, *.cap, .gz).
     #[arg(required = true)]
     captures: Vec<PathBuf>,
-    /// Captures analysed in parallel (one pass per capture on each worker).
-    #[arg(long, default_value_t = 1)]
-    jobs: usize,
+    /// Threads to use (default: one per core). Several captures are analysed in parallel, one
+    /// per thread; a capture gets a second thread (reading and decoding ahead of the analysis)
+    /// when there are more threads than captures.
+    #[arg(long)]
+    jobs: Option<usize>,
     /// Output format (default: table on a terminal, JSON otherwise).
     #[arg(long, value_enum)]
     format: Option<Format>,
@@ -183,15 +185,23 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
     let captures = analyzer::inputs::expand(&args.captures);
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let opts = Options {
+        pipeline: jobs > captures.len(),
+        ..opts
+    };
     if format == Format::Json {
-        return run_json(&captures, &opts, show_progress, args.jobs.max(1));
+        return run_json(&captures, &opts, show_progress, jobs);
     }
 
     let mut failed = false;
     let mut reports = Vec::new();
     let mut tables: Vec<Vec<frames::Table>> = Vec::new();
     let mut table_names: Vec<String> = Vec::new();
-    let analyses = analyze_all(&captures, &opts, show_progress, args.jobs.max(1));
+    let analyses = analyze_all(&captures, &opts, show_progress, jobs);
     for (path, analysis) in captures.iter().zip(analyses) {
         match analysis {
             Ok(c) => {
