@@ -1,31 +1,57 @@
 #!/usr/bin/env bash
-# Speed benchmark: our CLI against tshark on the same large capture, run alternately.
-# Builds a capture of SIZE_MB (default 200) by repeating a sample trace with shifted times, tags
-# and ports, then times each tool with hyperfine and measures peak RSS with /usr/bin/time -v.
-# Usage: bench/compare.sh [SIZE_MB]   (needs tshark, hyperfine, GNU time; apt-get install them)
+# Speed benchmark: our CLI side by side with tshark and tcptrace on large generated captures.
+#
+# Builds deterministic captures of SIZE_MB (default 200; also 1000) by repeating lab traces of
+# sample-traces with shifted times, SCTP tags and ports, and TCP ports (analyzer example
+# make_big_capture): `sctp` (cut_p20_sack40_sender), `tcp` (tcp_loss2_p20_sender) and `mixed`
+# (mixed_p20_cut5_rec8_sender: SCTP and TCP). Then runs every tool alternately, ROUNDS times
+# (default 3), and writes bench/out/result_KIND_SIZE.md (wall, packets/s, MB/s, peak RSS,
+# ratio to ours). Slow tshark runs on 1 GB run once (marked in the table).
+#
+# Usage: bench/compare.sh [SIZE_MB] [KIND...]      e.g. bench/compare.sh 1000 sctp tcp
+# Needs: tshark, capinfos (wireshark-common), tcptrace, python3 (apt-get install them).
+# TSN=0 skips tshark with TSN analysis fields (minutes on 1 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-200}
-src=${SRC:-sample-traces/cut_p20_sack40_sender.pcap}
+shift || true
+kinds=("$@")
+[ ${#kinds[@]} -gt 0 ] || kinds=(sctp tcp mixed)
+rounds=${ROUNDS:-3}
 out=bench/out
 mkdir -p "$out"
-big="$out/sctp_${size}mb.pcap"
-cargo build --release --workspace --bin sctp-analyzer --example make_big_capture
-[ -s "$big" ] || target/release/examples/make_big_capture "$src" "$big" "$size"
+cargo build --release --bin sctp-analyzer --example make_big_capture
 bin=target/release/sctp-analyzer
-packets=$(capinfos -Mc "$big" 2>/dev/null | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}')
-bytes=$(stat -c %s "$big")
-echo "capture: $big, $bytes bytes, $packets packets"
-hyperfine --warmup 1 --runs ${RUNS:-3} --export-json "$out/hyperfine_${size}.json" \
-  -n sctp-analyzer "$bin analyze --format json --no-progress $big > /dev/null" \
-  -n "tshark sctp,stat" "tshark -q -z sctp,stat -r $big > /dev/null" \
-  ${TSN:+-n "tshark tsn analysis" "tshark -r $big -o sctp.tsn_analysis:TRUE -T fields -e sctp.retransmission -e sctp.sack_rtt > /dev/null"}
-rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F: '/Maximum resident/{gsub(/ /,"",$2); print $2}'; }
-echo "peak RSS (KiB): sctp-analyzer $(rss $bin analyze --format json --no-progress "$big")  tshark $(rss tshark -q -z sctp,stat -r "$big")"
-python3 - "$out/hyperfine_${size}.json" "$packets" "$bytes" <<'PY'
-import json, sys
-res = json.load(open(sys.argv[1]))["results"]; pk = int(sys.argv[2] or 0); by = int(sys.argv[3])
-ours = res[0]["mean"]
-for r in res:
-    print(f'{r["command"]:<22} {r["mean"]:8.3f} s  {pk / r["mean"] / 1e6:6.2f} Mpkt/s  {by / r["mean"] / 1e6:8.1f} MB/s  ratio {r["mean"] / ours:6.1f}x')
-PY
+gen=target/release/examples/make_big_capture
+ours="$bin analyze --format json --no-progress"
+once=""
+[ "$size" -ge 1000 ] && once="@1"
+for kind in "${kinds[@]}"; do
+  case $kind in
+    sctp) src=sample-traces/cut_p20_sack40_sender.pcap ;;
+    tcp) src=sample-traces/tcp_loss2_p20_sender.pcap ;;
+    mixed) src=sample-traces/mixed_p20_cut5_rec8_sender.pcap ;;
+    *) echo "unknown kind $kind (sctp, tcp, mixed)" >&2; exit 2 ;;
+  esac
+  big="$out/${kind}_${size}mb.pcap"
+  [ -s "$big" ] || "$gen" "$src" "$big" "$size"
+  packets=$(capinfos -Mc "$big" | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}')
+  cat "$big" > /dev/null # page cache: every tool reads from memory
+  echo "== $kind, $size MB: $big ($packets packets)"
+  tools=("ours (2 threads)=$ours $big" "ours --jobs 1=$ours --jobs 1 $big")
+  case $kind in
+    sctp)
+      tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big")
+      [ "${TSN:-1}" = 1 ] && tools+=("tshark TSN analysis fields$once=tshark -r $big -o sctp.tsn_analysis:TRUE -T fields -e frame.number -e sctp.retransmission -e sctp.sack_rtt")
+      ;;
+    tcp)
+      tools+=("ours --no-tcp=$ours --no-tcp $big" "ours --jobs 1 --no-tcp=$ours --jobs 1 --no-tcp $big")
+      tools+=("tshark -z conv,tcp$once=tshark -q -z conv,tcp -r $big" "tcptrace -n -l -r=tcptrace -n -l -r $big")
+      ;;
+    mixed)
+      tools+=("ours --no-tcp=$ours --no-tcp $big")
+      tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big" "tshark -z conv,tcp$once=tshark -q -z conv,tcp -r $big" "tcptrace -n -l -r=tcptrace -n -l -r $big")
+      ;;
+  esac
+  python3 bench/timing.py "$big" "$packets" "$rounds" "$out/result_${kind}_${size}.md" "${tools[@]}"
+done

@@ -1,5 +1,6 @@
 //! Builds a large classic pcap for benchmarks by repeating a source capture with shifted times,
-//! SCTP verification tags and ports (CRC32c recomputed), so every copy is its own association.
+//! SCTP verification tags and ports (CRC32c recomputed) and TCP ports, so every copy is its own
+//! association or connection. Deterministic: the same inputs give the same bytes.
 //!
 //! Usage: cargo run --release --example make_big_capture -- SOURCE.pcap OUT.pcap TARGET_MB
 
@@ -19,36 +20,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Load the source frames once (Ethernet/raw/SLL frames of a small capture).
     let mut reader = CaptureReader::open(std::path::Path::new(&args[1]))?;
     let mut frames: Vec<(i64, u32, Vec<u8>)> = Vec::new();
+    // Offsets of TCP headers, by frame index.
+    let mut tcp_at: Vec<u32> = Vec::new();
     let mut dec = NetDecoder::new();
+    let mut linktype = None;
     while let Some(f) = reader.next_frame() {
         // Offset of the IP payload inside the frame, to patch SCTP in place.
-        let ip_off = match dec.decode(&f) {
-            Ok(Some(ip)) if ip.proto == 132 && !ip.reassembled => {
-                let p = ip.payload.as_ref().as_ptr() as usize - f.data.as_ptr() as usize;
-                p as u32
+        let (ip_off, tcp_off) = match dec.decode(&f) {
+            Ok(Some(ip)) if !ip.reassembled && (ip.proto == 132 || ip.proto == 6) => {
+                let p = (ip.payload.as_ref().as_ptr() as usize - f.data.as_ptr() as usize) as u32;
+                if ip.proto == 132 {
+                    (p, u32::MAX)
+                } else {
+                    (u32::MAX, p)
+                }
             }
-            _ => u32::MAX,
+            _ => (u32::MAX, u32::MAX),
         };
-        let linktype = f.linktype;
-        if frames.is_empty() {
-            eprintln!("linktype {linktype}");
+        tcp_at.push(tcp_off);
+        if *linktype.get_or_insert(f.linktype) != f.linktype {
+            return Err("the source mixes link types (one pcap link type per output)".into());
         }
         frames.push((f.ts_ns, ip_off, f.data.to_vec()));
     }
     let span = frames.last().map_or(0, |f| f.0) - frames.first().map_or(0, |f| f.0) + 1_000_000_000;
     let mut out = BufWriter::with_capacity(1 << 20, File::create(&args[2])?);
-    // Global header: nanosecond pcap, Ethernet.
+    // Global header: nanosecond pcap, the source's link type.
     out.write_all(&0xa1b2_3c4du32.to_le_bytes())?;
     out.write_all(&2u16.to_le_bytes())?;
     out.write_all(&4u16.to_le_bytes())?;
     out.write_all(&[0; 8])?;
     out.write_all(&262_144u32.to_le_bytes())?;
-    out.write_all(&1u32.to_le_bytes())?;
+    out.write_all(&linktype.unwrap_or(1).to_le_bytes())?;
     let mut written = 24u64;
     let mut copy: u32 = 0;
     while written < target {
-        for (ts, off, data) in &frames {
+        for (k, (ts, off, data)) in frames.iter().enumerate() {
             let mut d = data.clone();
+            let t_off = tcp_at[k] as usize;
+            if tcp_at[k] != u32::MAX && d.len() >= t_off + 4 {
+                // RFC 9293 3.1: ports are the first two 16-bit fields. The TCP checksum is left
+                // as it was (neither we nor tshark by default verify it).
+                for i in [0usize, 2] {
+                    let p = u16::from_be_bytes([d[t_off + i], d[t_off + i + 1]])
+                        .wrapping_add(copy as u16);
+                    d[t_off + i..t_off + i + 2].copy_from_slice(&p.to_be_bytes());
+                }
+            }
             if *off != u32::MAX {
                 let o = *off as usize;
                 if d.len() >= o + 12 {

@@ -119,17 +119,25 @@ impl<W: Write> JsonStream<W> {
             serde_json::to_writer(&mut self.out, row).map_err(io::Error::other)?;
         }
         self.out.write_all(b"]")?;
-        let mut rest = serde_json::to_value(report).map_err(io::Error::other)?;
-        if let Some(map) = rest.as_object_mut() {
-            map.remove("associations");
-            map.remove("comparison");
-            for (k, v) in map.iter() {
-                self.out.write_all(b",")?;
-                serde_json::to_writer(&mut self.out, k).map_err(io::Error::other)?;
-                self.out.write_all(b":")?;
-                serde_json::to_writer(&mut self.out, v).map_err(io::Error::other)?;
-            }
-        }
+        // The remaining fields, serialised straight from the report (no intermediate Value).
+        let rest = Rest {
+            file: &report.file,
+            format: &report.format,
+            gzip: report.gzip,
+            packets: report.packets,
+            sctp_packets: report.sctp_packets,
+            tcp_packets: report.tcp_packets,
+            bad_checksums: report.bad_checksums,
+            warnings: &report.warnings,
+            error: &report.error,
+            start_epoch_s: report.start_epoch_s,
+            duration_s: report.duration_s,
+            tcp_flows: &report.tcp_flows,
+        };
+        let body = serde_json::to_vec(&rest).map_err(io::Error::other)?;
+        // `{"file":...}` -> `,"file":...` appended to the open capture object.
+        self.out.write_all(b",")?;
+        self.out.write_all(&body[1..body.len() - 1])?;
         self.out.write_all(b"}")?;
         Ok(outcome)
     }
@@ -148,6 +156,23 @@ impl<W: Write> JsonStream<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// The fields of a `CaptureReport` other than the streamed `associations` and `comparison`.
+#[derive(serde::Serialize)]
+struct Rest<'a> {
+    file: &'a String,
+    format: &'a Option<String>,
+    gzip: bool,
+    packets: u64,
+    sctp_packets: u64,
+    tcp_packets: u64,
+    bad_checksums: u64,
+    warnings: &'a Vec<String>,
+    error: &'a Option<String>,
+    start_epoch_s: Option<f64>,
+    duration_s: f64,
+    tcp_flows: &'a Vec<crate::tcp::TcpFlowReport>,
 }
 
 /// Comparison rows written to a temporary file while the associations stream out.

@@ -138,6 +138,28 @@ fn push_capped<T>(v: &mut Vec<T>, x: T, dropped: &mut u64) -> Option<u32> {
 }
 
 impl TcpDir {
+    /// Segments sent and not yet acknowledged (tracked ones).
+    pub fn outstanding(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// Keeps only the summaries of the samples and frees the outstanding-segment queue
+    /// (bounded memory for connections that are over; the report is unchanged).
+    pub fn freeze(&mut self) {
+        for s in [
+            &mut self.rtt,
+            &mut self.rtt_multi,
+            &mut self.ts_rtt,
+            &mut self.handshake_rtt,
+            &mut self.transfer_ms,
+        ] {
+            s.freeze();
+        }
+        if self.recs.is_empty() {
+            self.recs = VecDeque::new();
+        }
+    }
+
     pub fn has_data(&self) -> bool {
         self.data_bytes > 0
     }

@@ -163,6 +163,13 @@ impl TcpFlow {
         self.rst || (self.fin[0] && self.fin[1])
     }
 
+    /// Closed (RFC 9293 3.6: both FINs, or a RST) with nothing left unacknowledged: no later
+    /// segment of this connection can give an RTT sample (Karn: only a retransmission could
+    /// follow), so its samples can be reduced to their summary.
+    pub fn settled(&self) -> bool {
+        self.closed() && self.dirs.iter().all(|d| d.outstanding() == 0)
+    }
+
     /// Whether a SYN (no ACK) with `seq` from `side` opens a new connection on this 4-tuple
     /// (port reuse, RFC 9293 3.4.1 / 3.6.1): after a close, or with another ISN.
     pub fn syn_starts_new(&self, side: usize, seq: u32) -> bool {

@@ -169,6 +169,11 @@ impl TcpTracker {
         let f = &mut self.flows[(en & !CLIENT_LO) as usize];
         debug_assert_eq!(e, f.side((ip.src, sp)));
         f.segment(ts_ns, frame, e, &seg, &o, len);
+        if !self.keep_rows && f.settled() {
+            for d in &mut f.dirs {
+                d.freeze();
+            }
+        }
     }
 
     #[inline]
