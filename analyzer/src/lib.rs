@@ -9,6 +9,7 @@ pub mod assoc;
 pub mod capture;
 pub mod chunk_rows;
 pub mod compare;
+#[cfg(feature = "frames")]
 pub mod frames;
 pub mod fxhash;
 pub mod infer;
@@ -24,4 +25,5 @@ pub mod tcp;
 pub mod text;
 
 /// polars, re-exported so the dashboard links the same build.
+#[cfg(feature = "frames")]
 pub use polars;
