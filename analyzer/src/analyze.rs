@@ -201,22 +201,32 @@ pub fn analyze_file_streaming(
 
 /// `analyze_reader`, with ended associations handed to `emit` (see `analyze_file_streaming`).
 ///
-/// With `opts.pipeline`, reading and decoding (`stage`) run on a second thread, one batch ahead
-/// of the analysis on this one; the output is the same as with one thread.
+/// With `opts.pipeline` the pass runs on three threads, each a stage of one stream in capture
+/// order: reading and decoding (`stage`), then the analysis, then (on the calling thread)
+/// summarising and emitting the associations that ended, and progress. The output is the same
+/// as with one thread.
 pub fn analyze_reader_streaming(
     name: &str,
     reader: CaptureReader,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
-    emit: Option<&mut dyn FnMut(AssocReport)>,
+    mut emit: Option<&mut dyn FnMut(AssocReport)>,
 ) -> CaptureAnalysis {
-    let mut pass = Pass::new(opts);
-    pass.emit = emit;
+    let mut pass = Pass::new(opts, emit.is_some());
     let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp);
-    let end = if opts.pipeline {
+    let mut out = |o: Out| match o {
+        Out::Ended(first_ns, assoc) => {
+            if let Some(emit) = emit.as_mut() {
+                emit(ended_report(assoc, first_ns, opts.keep_rows));
+            }
+        }
+        Out::Progress(bytes) => progress(bytes),
+    };
+    let (pass, end) = if opts.pipeline {
         std::thread::scope(|s| {
             let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(PIPELINE_DEPTH);
             let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
+            let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Out>>(PIPELINE_DEPTH);
             let reading = s.spawn(move || {
                 loop {
                     let mut b = empty_rx.try_recv().unwrap_or_default();
@@ -227,27 +237,44 @@ pub fn analyze_reader_streaming(
                 }
                 stage.finish()
             });
-            for mut b in full_rx {
-                pass.batch(&mut b, progress);
-                // The reader may have finished already: then the batch is simply dropped.
-                let _ = empty_tx.send(b);
+            let analysing = s.spawn(move || {
+                for mut b in full_rx {
+                    pass.batch(&mut b);
+                    let bytes = b.input_bytes;
+                    // The reader may have finished already: then the batch is simply dropped.
+                    let _ = empty_tx.send(b);
+                    // One hand-over per batch (each wakes the emitting thread).
+                    if out_tx.send(pass.drain(bytes).collect()).is_err() {
+                        break;
+                    }
+                }
+                pass
+            });
+            for outs in out_rx {
+                outs.into_iter().for_each(&mut out);
             }
-            match reading.join() {
-                Ok(end) => end,
-                Err(panic) => std::panic::resume_unwind(panic),
+            let pass = analysing.join();
+            let end = reading.join();
+            match (pass, end) {
+                (Ok(p), Ok(e)) => (p, e),
+                (Err(panic), _) | (_, Err(panic)) => std::panic::resume_unwind(panic),
             }
         })
     } else {
         let mut b = Batch::default();
         loop {
             let more = stage.fill(&mut b);
-            pass.batch(&mut b, progress);
+            pass.batch(&mut b);
+            for o in pass.drain(b.input_bytes) {
+                out(o);
+            }
             if !more {
                 break;
             }
         }
-        stage.finish()
+        (pass, stage.finish())
     };
+    let mut pass = pass;
     let mut warnings = end.reader.warnings().to_vec();
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
@@ -279,13 +306,37 @@ pub fn analyze_reader_streaming(
     }
 }
 
+/// What the analysis hands on to the emitting stage, in capture order.
+enum Out {
+    /// An association that ended (SHUTDOWN-COMPLETE or ABORT), with the capture's time base.
+    Ended(Option<i64>, Box<Association>),
+    /// Input bytes consumed so far.
+    Progress(u64),
+}
+
+/// The report of an association that ended: summarised (and its detail dropped unless rows
+/// are kept) as `Pass::chunk` does for associations that stay in the tracker.
+fn ended_report(
+    mut assoc: Box<Association>,
+    first_ns: Option<i64>,
+    keep_rows: bool,
+) -> AssocReport {
+    assoc.infer.finish();
+    if !keep_rows {
+        assoc.infer.compact();
+    }
+    AssocReport::new(TimeBase { first_ns }, &assoc)
+}
+
 /// State of the pass over one capture.
-struct Pass<'o, 'e> {
+struct Pass<'o> {
     opts: &'o Options,
-    /// Receives each association as it ends (streaming mode).
-    emit: Option<&'e mut dyn FnMut(AssocReport)>,
-    /// An association that ended in the current packet, emitted once the packet is done.
+    /// Streaming mode: associations are handed on (`Out::Ended`) as they end.
+    streaming: bool,
+    /// An association that ended in the current packet, retired once the packet is done.
     ended: Option<u32>,
+    /// Retired associations and progress not yet handed on (see `drain`).
+    out: Vec<Out>,
     emitted: u64,
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
@@ -297,12 +348,13 @@ struct Pass<'o, 'e> {
     bad_checksums: u64,
 }
 
-impl<'o, 'e> Pass<'o, 'e> {
-    fn new(opts: &'o Options) -> Self {
+impl<'o> Pass<'o> {
+    fn new(opts: &'o Options, streaming: bool) -> Self {
         Pass {
             opts,
-            emit: None,
+            streaming,
             ended: None,
+            out: Vec::new(),
             emitted: 0,
             tracker: Tracker::new(opts.limits),
             tcp: {
@@ -319,7 +371,7 @@ impl<'o, 'e> Pass<'o, 'e> {
     }
 
     /// Analyses a batch of packets from `stage`, in order, with the warnings met between them.
-    fn batch(&mut self, b: &mut Batch, progress: &mut dyn FnMut(u64)) {
+    fn batch(&mut self, b: &mut Batch) {
         if self.first_ns.is_none() {
             self.first_ns = b.first_ns;
         }
@@ -337,7 +389,12 @@ impl<'o, 'e> Pass<'o, 'e> {
         for (_, w) in warnings {
             self.warnings.push(|| w);
         }
-        progress(b.input_bytes);
+    }
+
+    /// What the pass hands on after a batch: retired associations, then progress.
+    fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
+        self.out.push(Out::Progress(input_bytes));
+        self.out.drain(..)
     }
 
     /// One SCTP packet (checksum already verified by `stage`).
@@ -417,22 +474,12 @@ impl<'o, 'e> Pass<'o, 'e> {
         }
     }
 
-    /// Hands an ended association to the streaming sink and drops it.
+    /// Retires an ended association: handed on whole, summarised by the receiving stage.
     fn emit_ended(&mut self, a: u32) {
-        let Some(emit) = self.emit.as_mut() else {
-            return;
-        };
-        let Some(assoc) = self.tracker.retire(a) else {
-            return;
-        };
-        let report = AssocReport::new(
-            TimeBase {
-                first_ns: self.first_ns,
-            },
-            &assoc,
-        );
-        self.emitted += 1;
-        emit(report);
+        if let Some(assoc) = self.tracker.retire(a) {
+            self.emitted += 1;
+            self.out.push(Out::Ended(self.first_ns, assoc));
+        }
     }
 
     /// A chunk whose header is present but whose length is impossible (RFC 9260 3.2): counted
@@ -476,13 +523,15 @@ impl<'o, 'e> Pass<'o, 'e> {
                 sctp::Chunk::ShutdownComplete { .. } | sctp::Chunk::Abort { .. }
             ) {
                 // RFC 9260 9.2 / 9.1: the association is over; summarise it now so that its
-                // detail can go (bounded memory over long captures).
-                assoc.infer.finish();
-                if !self.opts.keep_rows {
-                    assoc.infer.compact();
-                }
-                if self.emit.is_some() {
+                // detail can go (bounded memory over long captures). Streaming: it is retired
+                // and summarised by the stage that emits it (`ended_report`).
+                if self.streaming {
                     self.ended = Some(a);
+                } else {
+                    assoc.infer.finish();
+                    if !self.opts.keep_rows {
+                        assoc.infer.compact();
+                    }
                 }
             }
         }

@@ -21,6 +21,7 @@ pub mod report_infer;
 pub mod sctp;
 pub mod serial;
 mod stage;
+pub mod synth;
 pub mod tcp;
 pub mod text;
 

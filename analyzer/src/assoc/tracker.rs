@@ -69,8 +69,8 @@ impl Tracker {
 
     /// Drops an association that has been reported: its tags stay known, so that late packets
     /// of it (a retransmitted SHUTDOWN-COMPLETE) are counted as such, not as a new association.
-    pub fn retire(&mut self, idx: u32) -> Option<Association> {
-        self.assocs.get_mut(idx as usize)?.take().map(|b| *b)
+    pub fn retire(&mut self, idx: u32) -> Option<Box<Association>> {
+        self.assocs.get_mut(idx as usize)?.take()
     }
 
     fn live(&self, a: u32) -> Option<&Association> {
