@@ -227,29 +227,35 @@ pub fn analyze_reader_streaming(
             let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(PIPELINE_DEPTH);
             let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
             let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Out>>(PIPELINE_DEPTH);
-            let reading = s.spawn(move || {
-                loop {
-                    let mut b = empty_rx.try_recv().unwrap_or_default();
-                    let more = stage.fill(&mut b);
-                    if full_tx.send(b).is_err() || !more {
-                        break;
+            // Named threads (profilers and debuggers show them by name).
+            let spawn = |name: &str| std::thread::Builder::new().name(name.into());
+            let reading = spawn("capture-read")
+                .spawn_scoped(s, move || {
+                    loop {
+                        let mut b = empty_rx.try_recv().unwrap_or_default();
+                        let more = stage.fill(&mut b);
+                        if full_tx.send(b).is_err() || !more {
+                            break;
+                        }
                     }
-                }
-                stage.finish()
-            });
-            let analysing = s.spawn(move || {
-                for mut b in full_rx {
-                    pass.batch(&mut b);
-                    let bytes = b.input_bytes;
-                    // The reader may have finished already: then the batch is simply dropped.
-                    let _ = empty_tx.send(b);
-                    // One hand-over per batch (each wakes the emitting thread).
-                    if out_tx.send(pass.drain(bytes).collect()).is_err() {
-                        break;
+                    stage.finish()
+                })
+                .expect("the system could not start a thread");
+            let analysing = spawn("capture-analyse")
+                .spawn_scoped(s, move || {
+                    for mut b in full_rx {
+                        pass.batch(&mut b);
+                        let bytes = b.input_bytes;
+                        // The reader may have finished already: then the batch is simply dropped.
+                        let _ = empty_tx.send(b);
+                        // One hand-over per batch (each wakes the emitting thread).
+                        if out_tx.send(pass.drain(bytes).collect()).is_err() {
+                            break;
+                        }
                     }
-                }
-                pass
-            });
+                    pass
+                })
+                .expect("the system could not start a thread");
             for outs in out_rx {
                 outs.into_iter().for_each(&mut out);
             }
@@ -470,13 +476,13 @@ impl<'o> Pass<'o> {
         }
         self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
         if let Some(ended) = self.ended.take() {
-            self.emit_ended(ended);
+            self.emit_ended(ended, ts_ns);
         }
     }
 
     /// Retires an ended association: handed on whole, summarised by the receiving stage.
-    fn emit_ended(&mut self, a: u32) {
-        if let Some(assoc) = self.tracker.retire(a) {
+    fn emit_ended(&mut self, a: u32, now_ns: i64) {
+        if let Some(assoc) = self.tracker.retire(a, now_ns) {
             self.emitted += 1;
             self.out.push(Out::Ended(self.first_ns, assoc));
         }

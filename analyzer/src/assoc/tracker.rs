@@ -1,7 +1,7 @@
 //! Maps each SCTP packet to its association and sending endpoint by ports and verification tags
 //! (RFC 9260 8.5), creating associations for INITs, restarts and captures that start mid-way.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 
 use super::{reflected_tag, Association, Endpoint, PacketCtx};
@@ -10,7 +10,8 @@ use crate::sctp::{Chunk, ChunkView};
 /// Bounds on the tracker's state, so that crafted captures cannot exhaust memory.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackerLimits {
-    /// Associations kept; packets of further new associations are counted but not tracked.
+    /// Associations tracked at once (not counting those that ended and were reported); packets
+    /// of further new associations are counted but not tracked.
     pub max_associations: usize,
     /// Addresses kept per endpoint.
     pub max_addresses: usize,
@@ -31,6 +32,12 @@ use crate::fxhash::FxBuild;
 /// *to* that endpoint carries the tag (RFC 9260 8.5).
 type TagKey = (u16, u16, u32);
 
+/// How long (capture time) a retired association's tags stay known, so that its late packets
+/// are counted as such: RFC 9260 9.2 bounds the shutdown with the T5-shutdown-guard timer, "5
+/// times RTO.Max" (5 x 60 s). After that its index entries go (memory flat over any number of
+/// associations).
+const RETIRED_GRACE_NS: i64 = 300_000_000_000;
+
 /// Association reconstruction state for one capture.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -38,6 +45,12 @@ pub struct Tracker {
     assocs: Vec<Option<Box<Association>>>,
     by_tag: HashMap<TagKey, (u32, u8), FxBuild>,
     by_ports: HashMap<(u16, u16), Vec<u32>, FxBuild>,
+    /// Tag keys registered per association still indexed (live, or retired within the grace).
+    keys: HashMap<u32, Vec<TagKey>, FxBuild>,
+    /// Retired associations still indexed: (retired at, id, port key), oldest first.
+    retired: VecDeque<(i64, u32, (u16, u16))>,
+    /// Associations tracked and not retired (the `max_associations` bound).
+    live_count: usize,
     limits: TrackerLimits,
     /// Packets that belonged to no tracked association because a limit was hit.
     pub dropped_packets: u64,
@@ -69,8 +82,32 @@ impl Tracker {
 
     /// Drops an association that has been reported: its tags stay known, so that late packets
     /// of it (a retransmitted SHUTDOWN-COMPLETE) are counted as such, not as a new association.
-    pub fn retire(&mut self, idx: u32) -> Option<Box<Association>> {
-        self.assocs.get_mut(idx as usize)?.take()
+    pub fn retire(&mut self, idx: u32, now_ns: i64) -> Option<Box<Association>> {
+        let assoc = self.assocs.get_mut(idx as usize)?.take()?;
+        self.live_count -= 1;
+        self.retired.push_back((now_ns, idx, assoc.port_key()));
+        Some(assoc)
+    }
+
+    /// Forgets the index entries of associations retired longer than the grace period ago.
+    fn prune(&mut self, now_ns: i64) {
+        while let Some(&(at, id, ports)) = self.retired.front() {
+            if now_ns.saturating_sub(at) <= RETIRED_GRACE_NS {
+                break;
+            }
+            self.retired.pop_front();
+            for k in self.keys.remove(&id).unwrap_or_default() {
+                if self.by_tag.get(&k).is_some_and(|&(a, _)| a == id) {
+                    self.by_tag.remove(&k);
+                }
+            }
+            if let Some(ids) = self.by_ports.get_mut(&ports) {
+                ids.retain(|&a| a != id);
+                if ids.is_empty() {
+                    self.by_ports.remove(&ports);
+                }
+            }
+        }
     }
 
     fn live(&self, a: u32) -> Option<&Association> {
@@ -132,11 +169,15 @@ impl Tracker {
     }
 
     fn register(&mut self, port: u16, peer_port: u16, tag: u32, a: u32, ep: u8) {
-        self.by_tag.insert((port, peer_port, tag), (a, ep));
+        let k = (port, peer_port, tag);
+        if self.by_tag.insert(k, (a, ep)) != Some((a, ep)) {
+            self.keys.entry(a).or_default().push(k);
+        }
     }
 
     fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Option<u32> {
-        if self.assocs.len() >= self.limits.max_associations {
+        self.prune(ctx.ts_ns);
+        if self.live_count >= self.limits.max_associations {
             self.dropped_packets += 1;
             if self.limit_warning.is_none() {
                 self.limit_warning = Some(format!(
@@ -153,6 +194,7 @@ impl Tracker {
             .or_default()
             .push(id as u32);
         self.assocs.push(Some(Box::new(assoc)));
+        self.live_count += 1;
         Some(id as u32)
     }
 

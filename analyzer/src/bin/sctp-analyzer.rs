@@ -273,7 +273,9 @@ fn exit_status(output: Result<(), String>, failed: bool) -> ExitCode {
 fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usize) -> ExitCode {
     let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = false;
-    if jobs > 1 {
+    // Several captures in parallel: each capture object is built in memory, then written in
+    // input order. One capture is streamed straight out (flat memory, its own reading thread).
+    if jobs > 1 && captures.len() > 1 {
         let result = (|| -> std::io::Result<()> {
             let mut stream = JsonStream::begin(out)?;
             let pool = worker_pool(jobs);
