@@ -8,6 +8,9 @@
 # (default 3), and writes bench/out/result_KIND_SIZE.md (wall, packets/s, MB/s, peak RSS,
 # ratio to ours). Slow tshark runs on 1 GB run once (marked in the table).
 #
+# Kind `batch`: 200 captures of SIZE_MB/200 each (the SCTP sample traces in turn) in one folder,
+# analysed with --jobs 1 and --jobs 2 (one capture per thread).
+#
 # Usage: bench/compare.sh [SIZE_MB] [KIND...]      e.g. bench/compare.sh 1000 sctp tcp
 # Needs: tshark, capinfos (wireshark-common), tcptrace, python3 (apt-get install them).
 # TSN=0 skips tshark with TSN analysis fields (minutes on 1 GB).
@@ -27,11 +30,29 @@ ours="$bin analyze --format json --no-progress"
 once=""
 [ "$size" -ge 1000 ] && once="@1"
 for kind in "${kinds[@]}"; do
+  if [ "$kind" = batch ]; then
+    dir="$out/batch_${size}mb"
+    if [ ! -d "$dir" ]; then
+      mkdir -p "$dir"
+      srcs=(sample-traces/cut_p20_sack40_sender.pcap sample-traces/sparse_sack200_sender.pcap
+        sample-traces/spur_pmr1_rtomin30_sender.pcap sample-traces/spike_p20_rtomin100_sender.pcap)
+      each=$(python3 -c "print($size / 200)")
+      for i in $(seq -w 1 200); do
+        "$gen" "${srcs[$((10#$i % 4))]}" "$dir/c$i.pcap" "$each" 2>/dev/null
+      done
+    fi
+    packets=$(capinfos -Mc "$dir"/*.pcap | awk -F: '/Number of packets/{gsub(/ /,"",$2); n+=$2} END{print n}')
+    cat "$dir"/*.pcap > /dev/null
+    echo "== batch: 200 captures, $size MB in all ($packets packets)"
+    python3 bench/timing.py "$dir" "$packets" "$rounds" "$out/result_batch_${size}.md" \
+      "ours --jobs 2=$ours --jobs 2 $dir" "ours --jobs 1=$ours --jobs 1 $dir"
+    continue
+  fi
   case $kind in
     sctp) src=sample-traces/cut_p20_sack40_sender.pcap ;;
     tcp) src=sample-traces/tcp_loss2_p20_sender.pcap ;;
     mixed) src=sample-traces/mixed_p20_cut5_rec8_sender.pcap ;;
-    *) echo "unknown kind $kind (sctp, tcp, mixed)" >&2; exit 2 ;;
+    *) echo "unknown kind $kind (sctp, tcp, mixed, batch)" >&2; exit 2 ;;
   esac
   big="$out/${kind}_${size}mb.pcap"
   [ -s "$big" ] || "$gen" "$src" "$big" "$size"
@@ -46,11 +67,14 @@ for kind in "${kinds[@]}"; do
       ;;
     tcp)
       tools+=("ours --no-tcp=$ours --no-tcp $big" "ours --jobs 1 --no-tcp=$ours --jobs 1 --no-tcp $big")
-      tools+=("tshark -z conv,tcp$once=tshark -q -z conv,tcp -r $big" "tcptrace -n -l -r=tcptrace -n -l -r $big")
+      tools+=("tcptrace -n -l -r=tcptrace -n -l -r $big")
+      # tshark's TCP analysis takes minutes here (81 s at 200 MB): once, and CONV=0 skips it.
+      [ "${CONV:-1}" = 1 ] && tools+=("tshark -z conv,tcp@1=tshark -q -z conv,tcp -r $big")
       ;;
     mixed)
       tools+=("ours --no-tcp=$ours --no-tcp $big")
-      tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big" "tshark -z conv,tcp$once=tshark -q -z conv,tcp -r $big" "tcptrace -n -l -r=tcptrace -n -l -r $big")
+      tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big" "tcptrace -n -l -r=tcptrace -n -l -r $big")
+      [ "${CONV:-1}" = 1 ] && tools+=("tshark -z conv,tcp@1=tshark -q -z conv,tcp -r $big")
       ;;
   esac
   python3 bench/timing.py "$big" "$packets" "$rounds" "$out/result_${kind}_${size}.md" "${tools[@]}"

@@ -2,7 +2,7 @@
 """Times commands alternately (round after round, so that a noisy machine hits every tool alike)
 and prints wall time, packets/s, MB/s, peak RSS and each tool's ratio to the first command.
 
-Usage: timing.py CAPTURE PACKETS ROUNDS OUT.md NAME=CMD [NAME=CMD ...]
+Usage: timing.py CAPTURE_OR_DIR PACKETS ROUNDS OUT.md NAME=CMD [NAME=CMD ...]
 Each CMD runs through `sh -c` with stdout to /dev/null; peak RSS comes from wait4's rusage.
 A command given as NAME@1=CMD runs in the first round only (slow tools on big captures).
 """
@@ -31,7 +31,10 @@ def main():
         name, cmd = arg.split("=", 1)
         once = name.endswith("@1")
         tools.append((name.removesuffix("@1"), cmd, once))
-    size = os.path.getsize(capture)
+    if os.path.isdir(capture):
+        size = sum(os.path.getsize(os.path.join(capture, f)) for f in os.listdir(capture))
+    else:
+        size = os.path.getsize(capture)
     walls = {n: [] for n, _, _ in tools}
     rss = {n: 0 for n, _, _ in tools}
     for r in range(rounds):

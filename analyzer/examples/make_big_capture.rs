@@ -3,6 +3,7 @@
 //! own association or connection. Deterministic: the same inputs give the same bytes.
 //!
 //! Usage: cargo run --release --example make_big_capture -- SOURCE.pcap OUT.pcap TARGET_MB
+//! (TARGET_MB may be fractional: 0.5 for 512 KiB).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -16,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("usage: make_big_capture SOURCE.pcap OUT.pcap TARGET_MB");
         std::process::exit(2);
     }
-    let target = args[3].parse::<u64>()? << 20;
+    let target = (args[3].parse::<f64>()? * (1u64 << 20) as f64) as u64;
     let src = Source::load(CaptureReader::open(std::path::Path::new(&args[1]))?)?;
     let mut out = BufWriter::with_capacity(1 << 20, File::create(&args[2])?);
     let (bytes, frames, copies) = src.write(&mut out, target)?;
