@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use pcap_parser::nom;
 use pcap_parser::pcapng::Block;
 use pcap_parser::traits::PcapReaderIterator;
 use pcap_parser::{PcapBlockOwned, PcapError};
@@ -16,7 +17,7 @@ use pcap_parser::{PcapBlockOwned, PcapError};
 use super::classic::{self, Magic, MAX_RECORD_LEN};
 use super::error::CaptureError;
 use super::header::read_prefix;
-use super::input::{open_stream, Prefixed, Shared};
+use super::input::{open_stream, Prefixed, Shared, GZIP_MAGIC};
 use super::pcapng::{self, Head, Iface};
 use super::{CaptureFormat, Frame};
 
@@ -68,7 +69,7 @@ enum Step {
 
 /// Streaming reader of classic pcap and pcapng captures, plain or gzip-compressed.
 pub struct CaptureReader {
-    inner: Box<dyn PcapReaderIterator + Send>,
+    inner: Input,
     format: CaptureFormat,
     gzip: bool,
     shared: Arc<Shared>,
@@ -103,7 +104,93 @@ impl CaptureReader {
     /// Opens a capture file (plain or gzip-compressed pcap / pcapng).
     pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
         let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
-        Self::from_read(Box::new(file))
+        match Self::map(&file) {
+            Some(map) => Self::from_map(map),
+            None => Self::from_read(Box::new(file)),
+        }
+    }
+
+    /// Maps a regular, uncompressed capture file of at least `MAP_MIN` bytes: frames are then
+    /// read in place from the page cache, without copying the file through a buffer. None
+    /// (read it as a stream) for anything else or when mapping fails.
+    fn map(file: &File) -> Option<memmap2::Mmap> {
+        let meta = file.metadata().ok()?;
+        if !meta.is_file()
+            || meta.len() < MAP_MIN
+            || std::env::var_os("SCTP_ANALYZER_NO_MMAP").is_some()
+        {
+            return None;
+        }
+        // SAFETY: the mapping is read-only and private. Captures are not truncated while they
+        // are analysed (one being written only grows; the map covers the size at open).
+        let map = unsafe { memmap2::MmapOptions::new().map(file) }.ok()?;
+        if map.len() < 2 || map[..2] == GZIP_MAGIC {
+            return None;
+        }
+        // One sequential pass: ask the kernel to read ahead generously.
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Some(map)
+    }
+
+    /// Reads a mapped (uncompressed) capture in place.
+    fn from_map(map: memmap2::Mmap) -> Result<CaptureReader, CaptureError> {
+        let prefix = read_prefix(&mut &map[..], false)?;
+        let mut inner = Input::Mapped { map, pos: 0 };
+        let (format, mode, pos) = match prefix.magic {
+            Magic::Classic {
+                big_endian,
+                nanos,
+                modified,
+            } => {
+                let (rest, h) = pcap_parser::parse_pcap_header(inner.data()).map_err(|e| {
+                    let reason = match &e {
+                        nom::Err::Error(e) | nom::Err::Failure(e) => describe(e),
+                        nom::Err::Incomplete(_) => "incomplete file header".into(),
+                    };
+                    CaptureError::BadHeader {
+                        format: "pcap",
+                        offset: 0,
+                        reason: format!("pcap-parser: {reason}"),
+                    }
+                })?;
+                let n = inner.data().len() - rest.len();
+                let (linktype, snaplen) = (classic::linktype(h.network.0), h.snaplen);
+                inner.consume(n);
+                let mode = Mode::Classic {
+                    big_endian,
+                    nanos,
+                    record_header_len: classic::record_header_len(modified),
+                    linktype,
+                    snaplen,
+                };
+                (CaptureFormat::Pcap, mode, n as u64)
+            }
+            Magic::Pcapng => {
+                let mode = Mode::Pcapng {
+                    big_endian: false,
+                    ifaces: Vec::new(),
+                    sections: 0,
+                };
+                (CaptureFormat::Pcapng, mode, 0)
+            }
+        };
+        Ok(CaptureReader {
+            inner,
+            format,
+            gzip: false,
+            shared: Arc::new(Shared::default()),
+            mode,
+            capacity: INITIAL_CAPACITY,
+            pos,
+            pending: 0,
+            frames: 0,
+            last_ts: 0,
+            done: false,
+            warnings: Vec::new(),
+            suppressed: 0,
+            snaplen_warned: false,
+            unknown_blocks_warned: Vec::new(),
+        })
     }
 
     /// Reads a capture from any byte source; gzip (magic 1f 8b) is detected and decompressed.
@@ -158,7 +245,7 @@ impl CaptureReader {
             }
         };
         Ok(CaptureReader {
-            inner,
+            inner: Input::Stream(inner),
             format,
             gzip,
             shared,
@@ -176,6 +263,11 @@ impl CaptureReader {
         })
     }
 
+    /// Whether the capture is read in place from a mapping of its file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.inner, Input::Mapped { .. })
+    }
+
     pub fn format(&self) -> CaptureFormat {
         self.format
     }
@@ -191,7 +283,12 @@ impl CaptureReader {
 
     /// Bytes of the underlying (compressed, if gzip) input consumed so far.
     pub fn input_bytes_read(&self) -> u64 {
-        self.shared.input_bytes.load(Ordering::Relaxed)
+        match &self.inner {
+            Input::Stream(_) => self.shared.input_bytes.load(Ordering::Relaxed),
+            // Like a stream read to its end: the whole file once reading stopped.
+            Input::Mapped { map, .. } if self.done => map.len() as u64,
+            Input::Mapped { pos, .. } => *pos as u64,
+        }
     }
 
     /// Frames returned so far.
@@ -407,8 +504,8 @@ impl CaptureReader {
             return Step::Stop("internal error: not a pcapng".into());
         };
         let mut warning = None;
-        let step = match self.inner.next() {
-            Ok((_, PcapBlockOwned::NG(Block::SectionHeader(shb)))) => {
+        let step = match self.inner.header_block(*big_endian) {
+            Ok(Some(Block::SectionHeader(shb))) => {
                 // pcapng 4.1: a new section starts; its interfaces replace the previous ones.
                 *big_endian = shb.big_endian();
                 ifaces.clear();
@@ -422,14 +519,14 @@ impl CaptureReader {
                     Step::Consume(len)
                 }
             }
-            Ok((_, PcapBlockOwned::NG(Block::InterfaceDescription(idb)))) => {
+            Ok(Some(Block::InterfaceDescription(idb))) => {
                 let (iface, w) = Iface::from_idb(&idb, *big_endian);
                 warning = w.map(|w| format!("IDB at offset {pos}: {w}"));
                 ifaces.push(iface);
                 Step::Consume(len)
             }
             Ok(_) => Step::Consume(len),
-            Err(e) => Step::Stop(format!("bad block at offset {pos}: {}", describe(&e))),
+            Err(e) => Step::Stop(format!("bad block at offset {pos}: {e}")),
         };
         if let Some(w) = warning {
             push_warning(&mut self.warnings, &mut self.suppressed, w);
@@ -495,6 +592,84 @@ impl CaptureReader {
             self.warnings
                 .push(format!("{} more warnings not shown", self.suppressed));
             self.suppressed = 0;
+        }
+    }
+}
+
+/// Files smaller than this are read as streams (mapping costs more than it saves).
+const MAP_MIN: u64 = 1 << 20;
+
+/// Where the capture bytes come from: pcap-parser's buffered reader over a stream (gzip, pipes,
+/// uploads, small files), or a read-only mapping of a plain file read in place.
+enum Input {
+    Stream(Box<dyn PcapReaderIterator + Send>),
+    Mapped { map: memmap2::Mmap, pos: usize },
+}
+
+impl Input {
+    /// The bytes not consumed yet that are available now.
+    #[inline]
+    fn data(&self) -> &[u8] {
+        match self {
+            Input::Stream(r) => r.data(),
+            Input::Mapped { map, pos } => &map[*pos..],
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        match self {
+            Input::Stream(r) => r.consume(n),
+            Input::Mapped { map, pos } => *pos = (*pos + n).min(map.len()),
+        }
+    }
+
+    /// No more bytes will come beyond `data()`.
+    fn reader_exhausted(&self) -> bool {
+        match self {
+            Input::Stream(r) => r.reader_exhausted(),
+            Input::Mapped { .. } => true,
+        }
+    }
+
+    fn refill(&mut self) -> Result<(), ()> {
+        match self {
+            Input::Stream(r) => r.refill().map_err(|_| ()),
+            Input::Mapped { .. } => Ok(()),
+        }
+    }
+
+    fn grow(&mut self, capacity: usize) {
+        if let Input::Stream(r) = self {
+            r.grow(capacity);
+        }
+    }
+
+    /// The pcapng SHB or IDB at the start of `data()` (not consumed), parsed by pcap-parser in
+    /// the section's byte order (an SHB carries its own). None for another kind of block.
+    fn header_block(&mut self, big_endian: bool) -> Result<Option<Block<'_>>, String> {
+        match self {
+            Input::Stream(r) => match r.next() {
+                Ok((_, PcapBlockOwned::NG(b))) => Ok(Some(b)),
+                Ok(_) => Ok(None),
+                Err(e) => Err(describe(&e)),
+            },
+            Input::Mapped { map, pos } => {
+                let data = &map[*pos..];
+                let parsed = if data.get(..4) == Some(&pcapng::SHB.to_le_bytes()[..]) {
+                    pcap_parser::pcapng::parse_sectionheaderblock(data)
+                        .map(|(_, shb)| Block::SectionHeader(shb))
+                } else if big_endian {
+                    pcap_parser::pcapng::parse_block_be(data).map(|(_, b)| b)
+                } else {
+                    pcap_parser::pcapng::parse_block_le(data).map(|(_, b)| b)
+                };
+                match parsed {
+                    Ok(b) => Ok(Some(b)),
+                    Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(describe(&e)),
+                    Err(nom::Err::Incomplete(_)) => Err("incomplete block".into()),
+                }
+            }
         }
     }
 }

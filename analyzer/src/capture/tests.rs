@@ -24,7 +24,10 @@ struct Read {
 }
 
 fn read_from(r: Box<dyn std::io::Read + Send>) -> Result<Read, CaptureError> {
-    let mut rd = CaptureReader::from_read(r)?;
+    Ok(drain(CaptureReader::from_read(r)?))
+}
+
+fn drain(mut rd: CaptureReader) -> Read {
     let mut frames = Vec::new();
     while let Some(f) = rd.next_frame() {
         frames.push(Owned {
@@ -38,13 +41,13 @@ fn read_from(r: Box<dyn std::io::Read + Send>) -> Result<Read, CaptureError> {
     }
     // Reading past the end stays at the end.
     assert!(rd.next_frame().is_none());
-    Ok(Read {
+    Read {
         frames,
         warnings: rd.warnings().to_vec(),
         format: rd.format(),
         gzip: rd.gzip(),
         input: rd.input_bytes_read(),
-    })
+    }
 }
 
 fn read(bytes: &[u8]) -> Result<Read, CaptureError> {
@@ -581,4 +584,57 @@ fn shared_netperfmeter_gzip_pcapng() {
     let r = CaptureReader::open(&shared(rel)).unwrap();
     assert!(r.gzip());
     assert_eq!(r.format(), CaptureFormat::Pcapng);
+}
+
+/// A plain file of 1 MiB or more is mapped and read in place: frames, offsets, warnings and
+/// progress must equal those of the streamed reading, for classic pcap (one big capture), pcapng
+/// (sections concatenated, each with its own byte order and interfaces), and both cut mid-record.
+#[test]
+fn mapped_reading_equals_streamed_reading() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
+    let classic_src = std::fs::read(dir.join("cut_p20_sack40_sender.pcap")).unwrap();
+    let ng_src = std::fs::read(dir.join("fmt_pcapng_sender.pcapng")).unwrap();
+    let mut big_classic = classic_src.clone();
+    while big_classic.len() < (3 << 19) {
+        big_classic.extend_from_slice(&classic_src[24..]);
+    }
+    let mut big_ng = Vec::new();
+    // A big-endian section after each little-endian one.
+    let mut be = NgBuilder::default();
+    be.shb(true)
+        .idb(1, 0, &[])
+        .epb(0, 1_700_000_000_000_000, &pkt(80, 9), 80);
+    while big_ng.len() < (3 << 19) {
+        big_ng.extend_from_slice(&ng_src);
+        big_ng.extend_from_slice(&be.buf);
+    }
+    let tmp = std::env::temp_dir().join(format!("sctp-map-test-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (name, bytes) in [("classic", &big_classic), ("pcapng", &big_ng)] {
+        for cut in [bytes.len(), bytes.len() - 7] {
+            let path = tmp.join(format!("{name}-{cut}"));
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            let rd = CaptureReader::open(&path).unwrap();
+            assert!(rd.is_mapped(), "{name}: not mapped");
+            let mapped = drain(rd);
+            let streamed = read(&bytes[..cut]).unwrap();
+            assert!(
+                mapped.frames.len() > 1000,
+                "{name}: {}",
+                mapped.frames.len()
+            );
+            assert_eq!(mapped.frames, streamed.frames, "{name} cut {cut}");
+            assert_eq!(mapped.warnings, streamed.warnings, "{name} cut {cut}");
+            assert_eq!(mapped.format, streamed.format);
+            assert_eq!((mapped.input, streamed.input), (cut as u64, cut as u64));
+            if cut < bytes.len() {
+                assert!(
+                    mapped.warnings.iter().any(|w| w.contains("truncated")),
+                    "{:?}",
+                    mapped.warnings
+                );
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
 }
