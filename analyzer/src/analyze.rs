@@ -223,6 +223,9 @@ pub fn analyze_reader_streaming(
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
     }
+    if let Some(w) = pass.tracker.unpaired_warning.take() {
+        pass.warnings.push(|| w);
+    }
     let tcp = pass.tcp.finish();
     for w in tcp.warnings {
         pass.warnings.push(|| w);

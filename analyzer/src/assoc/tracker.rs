@@ -10,17 +10,23 @@ use crate::sctp::{Chunk, ChunkView};
 /// Bounds on the tracker's state, so that crafted captures cannot exhaust memory.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackerLimits {
-    /// Associations kept; packets of further new associations are counted but not tracked.
+    /// Associations kept at once (ended ones handed to a streaming sink no longer count);
+    /// packets of further new associations are counted but not tracked. About 10 KB each.
     pub max_associations: usize,
     /// Addresses kept per endpoint.
     pub max_addresses: usize,
+    /// Open associations per port pair that still miss a tag and so may be paired with a later
+    /// packet (mid-capture start, INIT collision): the oldest beyond this can no longer be. Bounds
+    /// the per-packet scan (a capture of distinct tags on one port pair was quadratic).
+    pub max_unpaired: usize,
 }
 
 impl Default for TrackerLimits {
     fn default() -> Self {
         TrackerLimits {
-            max_associations: 100_000,
+            max_associations: 20_000,
             max_addresses: 64,
+            max_unpaired: 256,
         }
     }
 }
@@ -43,8 +49,12 @@ pub struct Tracker {
     pub dropped_packets: u64,
     /// Packets of associations already reported and retired.
     pub after_end_packets: u64,
+    /// Associations created and not retired.
+    live: usize,
     /// Set once when `max_associations` was hit.
     pub limit_warning: Option<String>,
+    /// Set once when `max_unpaired` was hit.
+    pub unpaired_warning: Option<String>,
 }
 
 impl Tracker {
@@ -70,7 +80,9 @@ impl Tracker {
     /// Drops an association that has been reported: its tags stay known, so that late packets
     /// of it (a retransmitted SHUTDOWN-COMPLETE) are counted as such, not as a new association.
     pub fn retire(&mut self, idx: u32) -> Option<Association> {
-        self.assocs.get_mut(idx as usize)?.take().map(|b| *b)
+        let a = self.assocs.get_mut(idx as usize)?.take()?;
+        self.live -= 1;
+        Some(*a)
     }
 
     fn live(&self, a: u32) -> Option<&Association> {
@@ -136,11 +148,11 @@ impl Tracker {
     }
 
     fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Option<u32> {
-        if self.assocs.len() >= self.limits.max_associations {
+        if self.live >= self.limits.max_associations {
             self.dropped_packets += 1;
             if self.limit_warning.is_none() {
                 self.limit_warning = Some(format!(
-                    "association limit {} reached at frame {}: packets of further associations are not analysed",
+                    "association limit {} (open at once) reached at frame {}: packets of further associations are not analysed",
                     self.limits.max_associations, ctx.frame
                 ));
             }
@@ -148,11 +160,30 @@ impl Tracker {
         }
         let id = self.assocs.len();
         let assoc = Association::new(id, ctx, endpoints);
-        self.by_ports
-            .entry(assoc.port_key())
-            .or_default()
-            .push(id as u32);
+        let key = assoc.port_key();
         self.assocs.push(Some(Box::new(assoc)));
+        self.live += 1;
+        let max = self.limits.max_unpaired;
+        let mut cands = self.by_ports.remove(&key).unwrap_or_default();
+        cands.push(id as u32);
+        if cands.len() > max {
+            // Only open associations that miss a tag can still be paired (see `pair`, `on_init`).
+            cands.retain(|&a| {
+                self.live(a).is_some_and(|x| {
+                    x.closed_ns.is_none() && x.endpoints.iter().any(|e| e.vtag.is_none())
+                })
+            });
+            if cands.len() > max {
+                cands.drain(..cands.len() - max);
+                if self.unpaired_warning.is_none() {
+                    self.unpaired_warning = Some(format!(
+                        "more than {max} associations on ports {}-{} wait for a peer's tag at frame {}: the oldest can no longer be paired",
+                        key.0, key.1, ctx.frame
+                    ));
+                }
+            }
+        }
+        self.by_ports.insert(key, cands);
         Some(id as u32)
     }
 
