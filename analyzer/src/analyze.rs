@@ -226,6 +226,23 @@ pub fn analyze_reader_streaming(
     if let Some(w) = pass.tracker.unpaired_warning.take() {
         pass.warnings.push(|| w);
     }
+    // Fragment trouble is counted per frame, told once: overlaps (RFC 791 3.2: IPv4 keeps the
+    // first data; RFC 5722: IPv6 drops the datagram) and datagrams never completed.
+    let ns = pass.net.stats().clone();
+    if ns.frag_overlaps > 0 {
+        let n = ns.frag_overlaps;
+        pass.warnings.push(|| {
+            format!("{n} IP fragments overlapped earlier ones (IPv4: first data kept; IPv6: datagram dropped, RFC 5722)")
+        });
+    }
+    let pending = pass.net.pending_fragments() as u64;
+    let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
+    if incomplete > 0 {
+        let (timed_out, evicted) = (ns.reassembly_timeouts, ns.reassembly_evictions);
+        pass.warnings.push(|| {
+            format!("{incomplete} fragmented IP datagrams never completed ({timed_out} timed out after 30 s, {evicted} evicted at the bound of 1024 pending, {pending} pending at the end)")
+        });
+    }
     let tcp = pass.tcp.finish();
     for w in tcp.warnings {
         pass.warnings.push(|| w);
