@@ -474,6 +474,22 @@ impl<'o, 'e> Pass<'o, 'e> {
                 None
             }
         };
+        if let Some(sctp::Chunk::Sack(s)) = &chunk {
+            // RFC 9260 3.3.4: a gap block's start is not above its end; inference skips one that is.
+            if let Some(g) = s
+                .gap_blocks()
+                .chain(s.nr_gap_blocks())
+                .find(|g| g.start > g.end)
+            {
+                let frame = ctx.frame;
+                self.warnings.push(|| {
+                    format!(
+                        "frame {frame} (offset {offset}): SACK gap block start {} > end {} ignored",
+                        g.start, g.end
+                    )
+                });
+            }
+        }
         self.tracker
             .chunk(a, ctx, sender, path, view, chunk.as_ref());
         if let Some(c) = &chunk {
