@@ -114,6 +114,10 @@ impl CaptureReader {
         let prefix = read_prefix(&mut *stream, gzip)?;
         let magic = prefix.magic;
         let capacity = INITIAL_CAPACITY.max(prefix.header_len.next_power_of_two());
+        if let Some(e) = prefix.error {
+            // Met while reading ahead, after the first frame: served once the prefix is read.
+            stream = Box::new(FailAfter(Some(e), false));
+        }
         let source = Prefixed::new(prefix.bytes, stream, shared.clone());
         let bad = |e: PcapError<&[u8]>| CaptureError::BadHeader {
             format: match magic {
@@ -514,5 +518,23 @@ fn describe(e: &PcapError<&[u8]>) -> String {
         PcapError::NomError(_, kind) => format!("parse error ({kind:?})"),
         PcapError::OwnedNomError(_, kind) => format!("parse error ({kind:?})"),
         other => other.to_string(),
+    }
+}
+
+/// The stream after a prefix that ran into a read error: its second read fails with that error.
+/// The first read answers 0 bytes: pcap-parser's reader setup makes one read past the prefix and
+/// fails outright on an error there, while an error met by a later refill ends reading with a
+/// warning naming the offset (kept frames stay).
+struct FailAfter(Option<std::io::Error>, bool);
+
+impl Read for FailAfter {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        if !std::mem::replace(&mut self.1, true) {
+            return Ok(0);
+        }
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
     }
 }
