@@ -143,20 +143,6 @@ pub async fn html_errors(req: Request, next: Next) -> Response {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn disk_full_is_507_with_a_clear_message() {
-        let e: AppError = std::io::Error::from_raw_os_error(28).into();
-        assert_eq!(e.status(), StatusCode::INSUFFICIENT_STORAGE);
-        assert!(e.to_string().contains("no space left"), "{e}");
-        let other: AppError = std::io::Error::from_raw_os_error(13).into();
-        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
-    }
-}
-
 /// `1.5 GiB`-style size.
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -170,5 +156,19 @@ pub fn human_bytes(n: u64) -> String {
         format!("{n} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_full_is_507_with_a_clear_message() {
+        let e: AppError = std::io::Error::from_raw_os_error(28).into();
+        assert_eq!(e.status(), StatusCode::INSUFFICIENT_STORAGE);
+        assert!(e.to_string().contains("no space left"), "{e}");
+        let other: AppError = std::io::Error::from_raw_os_error(13).into();
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }
