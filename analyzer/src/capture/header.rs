@@ -65,7 +65,8 @@ pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, C
             need: 4,
         });
     };
-    let magic = classic::sniff(&head4)?;
+    // Before the first frame, a read error explains a bad header better than the header does.
+    let magic = classic::sniff(&head4).map_err(|e| fatal(late.take()).unwrap_or(e))?;
     let header_len = loop {
         match header_end(magic, &bytes) {
             Ok(None) => break header_len(magic, &bytes),
@@ -84,11 +85,14 @@ pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, C
                 });
             }
             Err(reason) => {
+                if let Some(e) = fatal(late.take()) {
+                    return Err(e);
+                }
                 return Err(CaptureError::BadHeader {
                     format: format_name(magic),
                     offset: 0,
                     reason,
-                })
+                });
             }
         }
     };
