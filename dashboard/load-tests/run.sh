@@ -11,6 +11,8 @@
 #     same data dir: every stored capture and result intact, the interrupted one analysed again.
 #  7. Disk full (root only: the data dir on a 4 MiB tmpfs): HTTP 507 with a clear message, no
 #     partial entry, and the server still serves. Skipped, and said so, when not root.
+#  8. Binding to a non-loopback address (0.0.0.0, inside a network namespace this script creates,
+#     holding only its own loopback: root only): the warning is printed and --token is enforced.
 # Usage: dashboard/load-tests/run.sh   (env: LOAD_SECONDS, default 8)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -176,5 +178,30 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$work/full" && mount -t tmpfs -o size=4m tmpf
   echo "disk full: 507 with a clear message, no partial entry, server up"
 else
   echo "disk full: SKIPPED (needs root to mount a small tmpfs)"
+fi
+echo "== bind: non-loopback address in a private network namespace, with --token"
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 && unshare -n true 2>/dev/null; then
+  mkdir -p "$work/ns"
+  BIN="$bin" DIR="$work/ns" NONE="$work/none" unshare -n bash -c '
+    set -e
+    ip link set lo up
+    "$BIN" --listen 0.0.0.0:18080 --data-dir "$DIR/data" --samples "$NONE" --token s3cret \
+      >"$DIR/out" 2>"$DIR/err" &
+    pid=$!
+    for _ in $(seq 200); do grep -q serving "$DIR/out" 2>/dev/null && break; sleep 0.05; done
+    a=$(curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:18080/api/captures)
+    b=$(curl -s -o /dev/null -w "%{http_code}" -H "Authorization: Bearer s3cret" http://127.0.0.1:18080/api/captures)
+    kill $pid; wait $pid 2>/dev/null || true
+    echo "$a $b"
+  ' >"$work/ns/codes"
+  read -r no_token with_token <"$work/ns/codes"
+  # (tracing logs to stdout)
+  cat "$work/ns/out" "$work/ns/err" | grep -q "listening on non-loopback address 0.0.0.0:18080" \
+    || { echo "FAIL no non-loopback warning:"; cat "$work/ns/out" "$work/ns/err"; exit 1; }
+  [ "$no_token" = 401 ] && [ "$with_token" = 200 ] \
+    || { echo "FAIL token: without $no_token, with $with_token"; exit 1; }
+  echo "bind: warning printed; without the token 401, with it 200"
+else
+  echo "bind: SKIPPED (needs root to create a network namespace)"
 fi
 echo "load and fault tests: all passed"
