@@ -15,16 +15,16 @@ export RUSTC_BOOTSTRAP=1
 python3 sample-traces/broken/generate.py
 python3 fuzz/seeds.py
 cd fuzz
-# -O: release build (debug assertions stay on), the analyzer without polars (see Cargo.toml).
+# -O -a: release build with debug assertions (overflow checks), the analyzer without polars.
 for t in "${targets[@]}"; do
-  cargo fuzz build -O "$t"
+  cargo fuzz build -O -a "$t"
 done
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t"
   echo "== fuzz $t for ${secs}s"
   # -rss_limit_mb: any input that makes the analyzer use 2 GiB is a bug (state must be bounded);
   # -timeout: a single input taking 10 s is a hang. The log's last lines carry the stats.
-  nice -n 10 cargo fuzz run -O "$t" "corpus/$t" "seeds/$t" -- \
+  nice -n 10 cargo fuzz run -O -a "$t" "corpus/$t" "seeds/$t" -- \
     -max_total_time="$secs" -max_len=131072 -rss_limit_mb=2048 -timeout=10 \
     -print_final_stats=1 2>"$t.log" || { tail -n 60 "$t.log"; echo "FAIL fuzz target $t"; exit 1; }
   grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+.*DONE" "$t.log" || true

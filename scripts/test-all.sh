@@ -22,6 +22,22 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (unit, integration, snapshot)"
 cargo test --workspace --no-fail-fast
+echo "== broken-input corpus is what generate.py writes"
+python3 sample-traces/broken/generate.py
+# (.gz files excluded: their bytes depend on the zlib version; the test reads the committed ones.)
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  git diff --exit-code --stat -- sample-traces/broken/ ':!*.gz' \
+    || { echo "sample-traces/broken/ is stale: run generate.py and commit"; exit 1; }
+fi
+echo "== fuzz: each target ${FUZZ_SECONDS:-45} s, fails on a crash (fuzz/README.md)"
+fuzz/run.sh "${FUZZ_SECONDS:-45}"
+echo "== dashboard load and fault tests (dashboard/load-tests/run.sh)"
+dashboard/load-tests/run.sh
+# Advisories are not checked: the RustSec database is a git repository on GitHub, which this
+# project's machines and CI cannot reach (only package registries are); see deny.toml.
+echo "== cargo deny: licences, bans, sources"
+command -v cargo-deny >/dev/null 2>&1 || cargo install cargo-deny --locked
+cargo deny --all-features check licenses bans sources
 if [ -x dashboard/browser-tests/run.sh ]; then
   echo "== browser tests (headless Chromium)"
   dashboard/browser-tests/run.sh

@@ -285,6 +285,26 @@ pub fn analyze_reader_streaming(
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
     }
+    if let Some(w) = pass.tracker.unpaired_warning.take() {
+        pass.warnings.push(|| w);
+    }
+    // Fragment trouble is counted per frame, told once: overlaps (RFC 791 3.2: IPv4 keeps the
+    // first data; RFC 5722: IPv6 drops the datagram) and datagrams never completed.
+    let ns = end.net.stats().clone();
+    if ns.frag_overlaps > 0 {
+        let n = ns.frag_overlaps;
+        pass.warnings.push(|| {
+            format!("{n} IP fragments overlapped earlier ones (IPv4: first data kept; IPv6: datagram dropped, RFC 5722)")
+        });
+    }
+    let pending = end.net.pending_fragments() as u64;
+    let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
+    if incomplete > 0 {
+        let (timed_out, evicted) = (ns.reassembly_timeouts, ns.reassembly_evictions);
+        pass.warnings.push(|| {
+            format!("{incomplete} fragmented IP datagrams never completed ({timed_out} timed out after 30 s, {evicted} evicted at the bound of 1024 pending, {pending} pending at the end)")
+        });
+    }
     let tcp = pass.tcp.finish();
     for w in tcp.warnings {
         pass.warnings.push(|| w);
@@ -519,6 +539,22 @@ impl<'o> Pass<'o> {
                 None
             }
         };
+        if let Some(sctp::Chunk::Sack(s)) = &chunk {
+            // RFC 9260 3.3.4: a gap block's start is not above its end; inference skips one that is.
+            if let Some(g) = s
+                .gap_blocks()
+                .chain(s.nr_gap_blocks())
+                .find(|g| g.start > g.end)
+            {
+                let frame = ctx.frame;
+                self.warnings.push(|| {
+                    format!(
+                        "frame {frame} (offset {offset}): SACK gap block start {} > end {} ignored",
+                        g.start, g.end
+                    )
+                });
+            }
+        }
         self.tracker
             .chunk(a, ctx, sender, path, view, chunk.as_ref());
         if let Some(c) = &chunk {

@@ -12,6 +12,7 @@ pub mod compare;
 #[cfg(feature = "frames")]
 pub mod frames;
 pub mod fxhash;
+pub mod harness;
 pub mod infer;
 pub mod inputs;
 pub mod json_stream;

@@ -88,6 +88,8 @@ impl Batch {
 /// What stage one knows once the capture is read.
 pub(crate) struct StageEnd {
     pub reader: CaptureReader,
+    /// The link / IP decoder (its counters and pending fragments).
+    pub net: NetDecoder,
     pub frames: u64,
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
@@ -164,6 +166,7 @@ impl Stage {
     pub fn finish(self) -> StageEnd {
         StageEnd {
             reader: self.reader,
+            net: self.net,
             frames: self.frames,
             first_ns: self.first_ns,
             last_ns: self.last_ns,

@@ -54,7 +54,7 @@ fn ended_associations_do_not_count_toward_the_bound() {
     assert!(
         warnings
             .iter()
-            .any(|w| w.contains("association limit 2 reached")),
+            .any(|w| w.contains("association limit 2 (open at once) reached")),
         "{warnings:?}"
     );
 }

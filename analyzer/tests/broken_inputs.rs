@@ -211,9 +211,10 @@ fn cli_batch_over_a_directory_in_parallel_equals_sequential() {
             .arg(&dir)
             .output()
             .unwrap();
+        // The folder holds the broken-input corpus (sample-traces/broken/) too: status 1.
         assert_eq!(
             out.status.code(),
-            Some(0),
+            Some(1),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -223,7 +224,20 @@ fn cli_batch_over_a_directory_in_parallel_equals_sequential() {
     let two = run("2");
     assert_eq!(one, two);
     let doc: serde_json::Value = serde_json::from_slice(&two).unwrap();
-    assert!(doc["captures"].as_array().unwrap().len() >= 16);
+    let caps = doc["captures"].as_array().unwrap();
+    assert!(caps.len() >= 16 + 20);
+    for c in caps {
+        let file = c["file"].as_str().unwrap();
+        // Only the unreadable files of the broken corpus fail; every sample trace is read.
+        if !file.contains("/broken/") {
+            assert!(c["error"].is_null(), "{file}: {}", c["error"]);
+        }
+    }
+    let failed = caps.iter().filter(|c| !c["error"].is_null()).count();
+    assert_eq!(
+        failed, 4,
+        "empty, bad magic, truncated header, corrupt gzip"
+    );
 }
 
 #[test]

@@ -24,6 +24,9 @@ pub enum AppError {
     /// The capture exists but its analysis has not finished (or failed).
     #[error("{0}")]
     NotReady(String),
+    /// The data dir's file system is full (ENOSPC / quota): nothing partial was kept.
+    #[error("no space left in the data dir: the upload was not stored (nothing partial kept); free disk space or start the dashboard with another --data-dir")]
+    StorageFull,
     #[error("missing or wrong access token: open the dashboard with ?token=TOKEN once, or send `Authorization: Bearer TOKEN`")]
     Unauthorized,
     /// Anything else: logged with its detail, answered as a bare 500.
@@ -43,6 +46,7 @@ impl AppError {
             AppError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::NotCapture(_) => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::NotReady(_) => StatusCode::CONFLICT,
+            AppError::StorageFull => StatusCode::INSUFFICIENT_STORAGE,
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -51,8 +55,20 @@ impl AppError {
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
+        if is_storage_full(&e) {
+            tracing::error!("data dir full: {e}");
+            return AppError::StorageFull;
+        }
         AppError::internal(e)
     }
+}
+
+/// ENOSPC (28) or EDQUOT (122 on Linux): the disk or the quota is full.
+pub fn is_storage_full(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    ) || matches!(e.raw_os_error(), Some(28 | 122))
 }
 
 /// What an error response carries for [`html_errors`] to render it as a page.
@@ -140,5 +156,19 @@ pub fn human_bytes(n: u64) -> String {
         format!("{n} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disk_full_is_507_with_a_clear_message() {
+        let e: AppError = std::io::Error::from_raw_os_error(28).into();
+        assert_eq!(e.status(), StatusCode::INSUFFICIENT_STORAGE);
+        assert!(e.to_string().contains("no space left"), "{e}");
+        let other: AppError = std::io::Error::from_raw_os_error(13).into();
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 }

@@ -10,18 +10,23 @@ use crate::sctp::{Chunk, ChunkView};
 /// Bounds on the tracker's state, so that crafted captures cannot exhaust memory.
 #[derive(Debug, Clone, Copy)]
 pub struct TrackerLimits {
-    /// Associations tracked at once (not counting those that ended and were reported); packets
-    /// of further new associations are counted but not tracked.
+    /// Associations kept at once (ended ones handed to a streaming sink no longer count);
+    /// packets of further new associations are counted but not tracked. About 10 KB each.
     pub max_associations: usize,
     /// Addresses kept per endpoint.
     pub max_addresses: usize,
+    /// Open associations per port pair that still miss a tag and so may be paired with a later
+    /// packet (mid-capture start, INIT collision): the oldest beyond this can no longer be. Bounds
+    /// the per-packet scan (a capture of distinct tags on one port pair was quadratic).
+    pub max_unpaired: usize,
 }
 
 impl Default for TrackerLimits {
     fn default() -> Self {
         TrackerLimits {
-            max_associations: 100_000,
+            max_associations: 20_000,
             max_addresses: 64,
+            max_unpaired: 256,
         }
     }
 }
@@ -38,6 +43,9 @@ type TagKey = (u16, u16, u32);
 /// associations).
 const RETIRED_GRACE_NS: i64 = 300_000_000_000;
 
+/// A retired association still indexed: (retired at, id, port key, its endpoints' tag keys).
+type Retired = (i64, u32, (u16, u16), [Option<TagKey>; 2]);
+
 /// Association reconstruction state for one capture.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -45,10 +53,9 @@ pub struct Tracker {
     assocs: Vec<Option<Box<Association>>>,
     by_tag: HashMap<TagKey, (u32, u8), FxBuild>,
     by_ports: HashMap<(u16, u16), Vec<u32>, FxBuild>,
-    /// Tag keys registered per association still indexed (live, or retired within the grace).
-    keys: HashMap<u32, Vec<TagKey>, FxBuild>,
-    /// Retired associations still indexed: (retired at, id, port key), oldest first.
-    retired: VecDeque<(i64, u32, (u16, u16))>,
+    /// Retired associations still indexed: (retired at, id, port key, the endpoints' tag keys),
+    /// oldest first.
+    retired: VecDeque<Retired>,
     /// Associations tracked and not retired (the `max_associations` bound).
     live_count: usize,
     limits: TrackerLimits,
@@ -58,6 +65,8 @@ pub struct Tracker {
     pub after_end_packets: u64,
     /// Set once when `max_associations` was hit.
     pub limit_warning: Option<String>,
+    /// Set once when `max_unpaired` was hit.
+    pub unpaired_warning: Option<String>,
 }
 
 impl Tracker {
@@ -85,18 +94,23 @@ impl Tracker {
     pub fn retire(&mut self, idx: u32, now_ns: i64) -> Option<Box<Association>> {
         let assoc = self.assocs.get_mut(idx as usize)?.take()?;
         self.live_count -= 1;
-        self.retired.push_back((now_ns, idx, assoc.port_key()));
+        // The keys `register` gave the endpoints' tags (a tag replaced by a restart or an INIT
+        // collision belongs to the association that replaced it, or goes with the bound below).
+        let e = &assoc.endpoints;
+        let keys = [0, 1].map(|i| e[i].vtag.map(|t| (e[i].port, e[1 - i].port, t)));
+        self.retired
+            .push_back((now_ns, idx, assoc.port_key(), keys));
         Some(assoc)
     }
 
     /// Forgets the index entries of associations retired longer than the grace period ago.
     fn prune(&mut self, now_ns: i64) {
-        while let Some(&(at, id, ports)) = self.retired.front() {
+        while let Some(&(at, id, ports, keys)) = self.retired.front() {
             if now_ns.saturating_sub(at) <= RETIRED_GRACE_NS {
                 break;
             }
             self.retired.pop_front();
-            for k in self.keys.remove(&id).unwrap_or_default() {
+            for k in keys.into_iter().flatten() {
                 if self.by_tag.get(&k).is_some_and(|&(a, _)| a == id) {
                     self.by_tag.remove(&k);
                 }
@@ -169,10 +183,7 @@ impl Tracker {
     }
 
     fn register(&mut self, port: u16, peer_port: u16, tag: u32, a: u32, ep: u8) {
-        let k = (port, peer_port, tag);
-        if self.by_tag.insert(k, (a, ep)) != Some((a, ep)) {
-            self.keys.entry(a).or_default().push(k);
-        }
+        self.by_tag.insert((port, peer_port, tag), (a, ep));
     }
 
     fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Option<u32> {
@@ -181,7 +192,7 @@ impl Tracker {
             self.dropped_packets += 1;
             if self.limit_warning.is_none() {
                 self.limit_warning = Some(format!(
-                    "association limit {} reached at frame {}: packets of further associations are not analysed",
+                    "association limit {} (open at once) reached at frame {}: packets of further associations are not analysed",
                     self.limits.max_associations, ctx.frame
                 ));
             }
@@ -189,12 +200,30 @@ impl Tracker {
         }
         let id = self.assocs.len();
         let assoc = Association::new(id, ctx, endpoints);
-        self.by_ports
-            .entry(assoc.port_key())
-            .or_default()
-            .push(id as u32);
+        let key = assoc.port_key();
         self.assocs.push(Some(Box::new(assoc)));
         self.live_count += 1;
+        let max = self.limits.max_unpaired;
+        let mut cands = self.by_ports.remove(&key).unwrap_or_default();
+        cands.push(id as u32);
+        if cands.len() > max {
+            // Only open associations that miss a tag can still be paired (see `pair`, `on_init`).
+            cands.retain(|&a| {
+                self.live(a).is_some_and(|x| {
+                    x.closed_ns.is_none() && x.endpoints.iter().any(|e| e.vtag.is_none())
+                })
+            });
+            if cands.len() > max {
+                cands.drain(..cands.len() - max);
+                if self.unpaired_warning.is_none() {
+                    self.unpaired_warning = Some(format!(
+                        "more than {max} associations on ports {}-{} wait for a peer's tag at frame {}: the oldest can no longer be paired",
+                        key.0, key.1, ctx.frame
+                    ));
+                }
+            }
+        }
+        self.by_ports.insert(key, cands);
         Some(id as u32)
     }
 

@@ -20,6 +20,9 @@ pub(crate) struct Prefix {
     pub magic: Magic,
     /// Length of the file header (classic) or first SHB (pcapng).
     pub header_len: usize,
+    /// A read (or gzip) error met after the first frame while filling the prefix: reading ends
+    /// there with a warning, as for any later error.
+    pub error: Option<std::io::Error>,
 }
 
 /// Result of looking for the end of something in the prefix.
@@ -36,23 +39,21 @@ enum Need {
 pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, CaptureError> {
     let mut bytes = Vec::with_capacity(PREFIX_MIN);
     let mut eof = false;
-    let mut fill = |bytes: &mut Vec<u8>, want: usize, eof: &mut bool| -> Result<(), CaptureError> {
-        match fill_to(stream, bytes, want) {
-            Ok(()) => {
-                *eof = bytes.len() < want;
-                Ok(())
+    // A read error ends the prefix; it is fatal unless the first frame was read before it.
+    let mut late: Option<(u64, std::io::Error)> = None;
+    let fatal = |late: Option<(u64, std::io::Error)>| {
+        late.map(|(offset, source)| {
+            if gzip {
+                CaptureError::Gzip { offset, source }
+            } else {
+                CaptureError::Io { offset, source }
             }
-            Err(source) => {
-                let offset = bytes.len() as u64;
-                Err(if gzip {
-                    CaptureError::Gzip { offset, source }
-                } else {
-                    CaptureError::Io { offset, source }
-                })
-            }
-        }
+        })
     };
-    fill(&mut bytes, PREFIX_MIN, &mut eof)?;
+    fill(stream, &mut bytes, PREFIX_MIN, &mut eof, &mut late);
+    if bytes.len() < 4 && late.is_some() {
+        return Err(fatal(late).expect("checked"));
+    }
     if bytes.is_empty() {
         return Err(CaptureError::Empty);
     }
@@ -64,42 +65,76 @@ pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, C
             need: 4,
         });
     };
-    let magic = classic::sniff(&head4)?;
+    // Before the first frame, a read error explains a bad header better than the header does.
+    let magic = classic::sniff(&head4).map_err(|e| fatal(late.take()).unwrap_or(e))?;
     let header_len = loop {
         match header_end(magic, &bytes) {
             Ok(None) => break header_len(magic, &bytes),
-            Ok(Some(n)) if !eof && n <= PREFIX_MAX => fill(&mut bytes, n, &mut eof)?,
+            Ok(Some(n)) if !eof && n <= PREFIX_MAX => {
+                fill(stream, &mut bytes, n, &mut eof, &mut late)
+            }
             Ok(Some(n)) => {
+                if let Some(e) = fatal(late.take()) {
+                    return Err(e);
+                }
                 return Err(CaptureError::TruncatedHeader {
                     format: format_name(magic),
                     offset: 0,
                     have: bytes.len() as u64,
                     need: n as u64,
-                })
+                });
             }
             Err(reason) => {
+                if let Some(e) = fatal(late.take()) {
+                    return Err(e);
+                }
                 return Err(CaptureError::BadHeader {
                     format: format_name(magic),
                     offset: 0,
                     reason,
-                })
+                });
             }
         }
     };
     // Extend to the end of the first packet record (or give up on malformed data: the record
     // loop reports that with its offset).
     let mut walk = FirstFrame::default();
-    while let Need::More(n) = walk.end(magic, &bytes) {
-        if eof || n > PREFIX_MAX {
-            break;
+    let first_frame = loop {
+        match walk.end(magic, &bytes) {
+            Need::Have => break true,
+            Need::More(n) if !eof && n <= PREFIX_MAX => {
+                fill(stream, &mut bytes, n, &mut eof, &mut late)
+            }
+            _ => break false,
         }
-        fill(&mut bytes, n, &mut eof)?;
-    }
+    };
+    let error = match late {
+        Some((_, source)) if first_frame => Some(source),
+        Some(l) => return Err(fatal(Some(l)).expect("some")),
+        None => None,
+    };
     Ok(Prefix {
         bytes,
         magic,
         header_len,
+        error,
     })
+}
+
+/// Reads until `bytes` holds `want` bytes; `eof` when the stream ended (or failed) before. The
+/// first read error is kept in `late`.
+fn fill(
+    stream: &mut dyn Read,
+    bytes: &mut Vec<u8>,
+    want: usize,
+    eof: &mut bool,
+    late: &mut Option<(u64, std::io::Error)>,
+) {
+    let res = fill_to(stream, bytes, want);
+    *eof = bytes.len() < want;
+    if let Err(source) = res {
+        late.get_or_insert((bytes.len() as u64, source));
+    }
 }
 
 fn format_name(magic: Magic) -> &'static str {

@@ -135,7 +135,11 @@ impl CaptureReader {
     /// Reads a mapped (uncompressed) capture in place.
     fn from_map(map: memmap2::Mmap) -> Result<CaptureReader, CaptureError> {
         let prefix = read_prefix(&mut &map[..], false)?;
-        let mut inner = Input::Mapped { map, pos: 0 };
+        let mut inner = Input::Mapped {
+            map,
+            pos: 0,
+            released: 0,
+        };
         let (format, mode, pos) = match prefix.magic {
             Magic::Classic {
                 big_endian,
@@ -201,6 +205,10 @@ impl CaptureReader {
         let prefix = read_prefix(&mut *stream, gzip)?;
         let magic = prefix.magic;
         let capacity = INITIAL_CAPACITY.max(prefix.header_len.next_power_of_two());
+        if let Some(e) = prefix.error {
+            // Met while reading ahead, after the first frame: served once the prefix is read.
+            stream = Box::new(FailAfter(Some(e), false));
+        }
         let source = Prefixed::new(prefix.bytes, stream, shared.clone());
         let bad = |e: PcapError<&[u8]>| CaptureError::BadHeader {
             format: match magic {
@@ -603,8 +611,17 @@ const MAP_MIN: u64 = 1 << 20;
 /// uploads, small files), or a read-only mapping of a plain file read in place.
 enum Input {
     Stream(Box<dyn PcapReaderIterator + Send>),
-    Mapped { map: memmap2::Mmap, pos: usize },
+    Mapped {
+        map: memmap2::Mmap,
+        pos: usize,
+        /// Bytes before this were handed back to the kernel (`RELEASE_STEP`).
+        released: usize,
+    },
 }
+
+/// The mapped pages already read are dropped from the process every this many bytes: they stay
+/// in the page cache but no longer count in the resident set (memory flat in capture size).
+const RELEASE_STEP: usize = 4 << 20;
 
 impl Input {
     /// The bytes not consumed yet that are available now.
@@ -612,7 +629,7 @@ impl Input {
     fn data(&self) -> &[u8] {
         match self {
             Input::Stream(r) => r.data(),
-            Input::Mapped { map, pos } => &map[*pos..],
+            Input::Mapped { map, pos, .. } => &map[*pos..],
         }
     }
 
@@ -620,7 +637,25 @@ impl Input {
     fn consume(&mut self, n: usize) {
         match self {
             Input::Stream(r) => r.consume(n),
-            Input::Mapped { map, pos } => *pos = (*pos + n).min(map.len()),
+            Input::Mapped { map, pos, released } => {
+                *pos = (*pos + n).min(map.len());
+                if *pos - *released >= RELEASE_STEP {
+                    // Page-aligned, as madvise needs (the map itself starts on a page).
+                    let upto = *pos & !(RELEASE_STEP - 1);
+                    // SAFETY: MADV_DONTNEED on a read-only file mapping only drops the pages
+                    // from this process (a later access faults them in again from the file).
+                    // Nothing borrows bytes before `pos`: a frame's borrow ends before the next
+                    // call consumes it.
+                    let _ = unsafe {
+                        map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            *released,
+                            upto - *released,
+                        )
+                    };
+                    *released = upto;
+                }
+            }
         }
     }
 
@@ -654,7 +689,7 @@ impl Input {
                 Ok(_) => Ok(None),
                 Err(e) => Err(describe(&e)),
             },
-            Input::Mapped { map, pos } => {
+            Input::Mapped { map, pos, .. } => {
                 let data = &map[*pos..];
                 let parsed = if data.get(..4) == Some(&pcapng::SHB.to_le_bytes()[..]) {
                     pcap_parser::pcapng::parse_sectionheaderblock(data)
@@ -689,5 +724,23 @@ fn describe(e: &PcapError<&[u8]>) -> String {
         PcapError::NomError(_, kind) => format!("parse error ({kind:?})"),
         PcapError::OwnedNomError(_, kind) => format!("parse error ({kind:?})"),
         other => other.to_string(),
+    }
+}
+
+/// The stream after a prefix that ran into a read error: its second read fails with that error.
+/// The first read answers 0 bytes: pcap-parser's reader setup makes one read past the prefix and
+/// fails outright on an error there, while an error met by a later refill ends reading with a
+/// warning naming the offset (kept frames stay).
+struct FailAfter(Option<std::io::Error>, bool);
+
+impl Read for FailAfter {
+    fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+        if !std::mem::replace(&mut self.1, true) {
+            return Ok(0);
+        }
+        match self.0.take() {
+            Some(e) => Err(e),
+            None => Ok(0),
+        }
     }
 }

@@ -254,9 +254,12 @@ impl Defrag {
             }
             for (gs, ge) in gaps.into_iter().rev() {
                 let cap_end = piece.cap_end.clamp(gs, ge);
-                ensure_len(&mut chain.buf, cap_end);
-                let src = &f.data[(gs - f.offset) as usize..(cap_end - f.offset) as usize];
-                chain.buf[gs as usize..cap_end as usize].copy_from_slice(src);
+                // A gap past what the capture kept of this fragment has no bytes to copy.
+                if cap_end > gs {
+                    ensure_len(&mut chain.buf, cap_end);
+                    let src = &f.data[(gs - f.offset) as usize..(cap_end - f.offset) as usize];
+                    chain.buf[gs as usize..cap_end as usize].copy_from_slice(src);
+                }
                 let at = chain.pieces.partition_point(|p| p.start < gs);
                 chain.pieces.insert(
                     at,

@@ -1,0 +1,321 @@
+//! The broken-input corpus (`sample-traces/broken/`, written by its `generate.py`): the CLI on
+//! each file gives the expected exit status and error or warning text of `expected.tsv`, never
+//! panics, and stays under the file's peak-RSS cap (measured with wait4's rusage). The two large
+//! cases (1,000,000 verification tags, 100,000 chunks in one packet) are built here, with the
+//! same layout as `generate.py --big` writes them, instead of being committed.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces/broken")
+}
+
+/// One row of `expected.tsv`.
+#[derive(Debug)]
+struct Row {
+    file: String,
+    exit: i32,
+    kind: String,
+    text: String,
+    cap_mib: u64,
+}
+
+fn rows() -> Vec<Row> {
+    let tsv = std::fs::read_to_string(corpus_dir().join("expected.tsv")).unwrap();
+    tsv.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 5, "bad row {l:?}");
+            Row {
+                file: f[0].to_string(),
+                exit: f[1].parse().unwrap(),
+                kind: f[2].to_string(),
+                text: f[3].to_string(),
+                cap_mib: f[4].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// What one CLI run gave.
+struct Run {
+    exit: Option<i32>,
+    stdout: Vec<u8>,
+    stderr: String,
+    max_rss_kib: i64,
+}
+
+/// Runs `sctp-analyzer analyze --format json FILE` and measures the child's peak RSS.
+// Reaped with wait4 (for its rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run_cli(file: &Path) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sctp-analyzer"))
+        .args(["analyze", "--format", "json", "--no-progress"])
+        .arg(file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out.read_to_end(&mut v).unwrap();
+        v
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut s = String::new();
+        err.read_to_string(&mut s).unwrap();
+        s
+    });
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for this child (which std has not reaped).
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    let exit = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    Run {
+        exit,
+        stdout: t_out.join().unwrap(),
+        stderr: t_err.join().unwrap(),
+        max_rss_kib: ru.ru_maxrss,
+    }
+}
+
+// --- the large cases, as generate.py builds them ---
+
+const T0: u64 = 1_700_000_000_000_000;
+
+fn pcap_header() -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&0xA1B2_C3D4u32.to_le_bytes());
+    v.extend_from_slice(&2u16.to_le_bytes());
+    v.extend_from_slice(&4u16.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes());
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&65535u32.to_le_bytes());
+    v.extend_from_slice(&101u32.to_le_bytes());
+    v
+}
+
+fn record(out: &mut Vec<u8>, ts_us: u64, data: &[u8]) {
+    out.extend_from_slice(&((ts_us / 1_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&((ts_us % 1_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(data);
+}
+
+/// IPv4 (RFC 791 3.1), 10.0.0.1 -> 10.0.0.2, protocol 132; `total` None = the real length.
+fn ipv4(payload: &[u8], total: Option<u16>) -> Vec<u8> {
+    let total = total.unwrap_or((20 + payload.len()) as u16);
+    let mut v = vec![0x45, 0];
+    v.extend_from_slice(&total.to_be_bytes());
+    v.extend_from_slice(&[0, 0, 0, 0, 64, 132, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
+    v.extend_from_slice(payload);
+    v
+}
+
+/// SCTP common header (RFC 9260 3.1) with its CRC32c (6.8), ports 5000 -> 5001.
+fn sctp(vtag: u32, chunks: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(12 + chunks.len());
+    v.extend_from_slice(&5000u16.to_be_bytes());
+    v.extend_from_slice(&5001u16.to_be_bytes());
+    v.extend_from_slice(&vtag.to_be_bytes());
+    v.extend_from_slice(&[0; 4]);
+    v.extend_from_slice(chunks);
+    let crc = analyzer::sctp::crc32c::compute(&v);
+    v[8..12].copy_from_slice(&crc.to_le_bytes());
+    v
+}
+
+/// DATA (RFC 9260 3.3.1), B and E set, stream 1, SSN 0, PPID 0, 4 bytes of user data.
+fn data_chunk(out: &mut Vec<u8>, tsn: u32) {
+    out.extend_from_slice(&[0, 0x03, 0, 20]);
+    out.extend_from_slice(&tsn.to_be_bytes());
+    out.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+}
+
+/// pcapng block (pcapng 3.1): type, total length, body padded to 32 bits, total length.
+fn block(out: &mut Vec<u8>, btype: u32, body: &[u8]) {
+    let pad = (4 - body.len() % 4) % 4;
+    let n = (12 + body.len() + pad) as u32;
+    out.extend_from_slice(&btype.to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(body);
+    out.extend(std::iter::repeat_n(0u8, pad));
+    out.extend_from_slice(&n.to_le_bytes());
+}
+
+fn big_100k_chunks() -> Vec<u8> {
+    let mut chunks = Vec::with_capacity(2_000_000);
+    for i in 0..100_000 {
+        data_chunk(&mut chunks, i);
+    }
+    let pkt = ipv4(&sctp(0x1234, &chunks), Some(0));
+    let mut out = Vec::new();
+    let mut shb = Vec::new();
+    shb.extend_from_slice(&0x1A2B_3C4Du32.to_le_bytes());
+    shb.extend_from_slice(&1u16.to_le_bytes());
+    shb.extend_from_slice(&0u16.to_le_bytes());
+    shb.extend_from_slice(&(-1i64).to_le_bytes());
+    block(&mut out, 0x0A0D_0D0A, &shb);
+    let mut idb = Vec::new();
+    idb.extend_from_slice(&101u16.to_le_bytes());
+    idb.extend_from_slice(&0u16.to_le_bytes());
+    idb.extend_from_slice(&0u32.to_le_bytes());
+    block(&mut out, 1, &idb);
+    let mut epb = Vec::new();
+    epb.extend_from_slice(&0u32.to_le_bytes());
+    epb.extend_from_slice(&((T0 >> 32) as u32).to_le_bytes());
+    epb.extend_from_slice(&(T0 as u32).to_le_bytes());
+    epb.extend_from_slice(&(pkt.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&(pkt.len() as u32).to_le_bytes());
+    epb.extend_from_slice(&pkt);
+    block(&mut out, 6, &epb);
+    out
+}
+
+fn big_vtags(n: u32) -> Vec<u8> {
+    let mut out = pcap_header();
+    out.reserve(n as usize * 68);
+    let mut chunk = Vec::with_capacity(20);
+    for i in 0..n {
+        chunk.clear();
+        data_chunk(&mut chunk, i);
+        record(
+            &mut out,
+            T0 + u64::from(i),
+            &ipv4(&sctp(0x10000 + i, &chunk), None),
+        );
+    }
+    out
+}
+
+/// Checks one row; returns the table line for the note.
+fn check(row: &Row, path: &Path) -> String {
+    let run = run_cli(path);
+    assert!(
+        !run.stderr.contains("panicked"),
+        "{}: panic: {}",
+        row.file,
+        run.stderr
+    );
+    assert_eq!(
+        run.exit,
+        Some(row.exit),
+        "{}: exit status (stderr: {})",
+        row.file,
+        run.stderr
+    );
+    let doc: Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|e| panic!("{}: JSON: {e}: {}", row.file, run.stderr));
+    let cap = &doc["captures"][0];
+    let warnings: Vec<&str> = cap["warnings"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let error = cap["error"].as_str();
+    match row.kind.as_str() {
+        "error" => {
+            let e = error.unwrap_or_else(|| panic!("{}: no error", row.file));
+            assert!(e.contains(&row.text), "{}: error {e:?}", row.file);
+            assert!(
+                run.stderr.contains(&row.file) && run.stderr.contains(&row.text),
+                "{}: stderr {:?}",
+                row.file,
+                run.stderr
+            );
+        }
+        "warning" => {
+            assert!(error.is_none(), "{}: error {error:?}", row.file);
+            assert!(
+                warnings.iter().any(|w| w.contains(&row.text)),
+                "{}: no warning with {:?} in {warnings:?}",
+                row.file,
+                row.text
+            );
+        }
+        "ok" => {
+            assert!(error.is_none(), "{}: error {error:?}", row.file);
+            assert!(warnings.is_empty(), "{}: warnings {warnings:?}", row.file);
+            assert!(
+                !cap["associations"].as_array().unwrap().is_empty(),
+                "{}: no association",
+                row.file
+            );
+        }
+        k => panic!("unknown kind {k}"),
+    }
+    let rss_mib = run.max_rss_kib as f64 / 1024.0;
+    assert!(
+        rss_mib <= row.cap_mib as f64,
+        "{}: peak RSS {rss_mib:.1} MiB over the cap {} MiB",
+        row.file,
+        row.cap_mib
+    );
+    let shown = error
+        .map(str::to_string)
+        .or_else(|| {
+            warnings
+                .iter()
+                .find(|w| w.contains(&row.text))
+                .map(|w| w.to_string())
+        })
+        .unwrap_or_else(|| "-".into());
+    eprintln!(
+        "| `{}` | {} | {} | {:.1} | {} |",
+        row.file, row.exit, shown, rss_mib, row.cap_mib
+    );
+    shown
+}
+
+#[test]
+fn every_broken_input_gives_its_expected_result() {
+    let rows = rows();
+    assert!(rows.len() >= 20, "the corpus lost rows");
+    eprintln!("| file | exit | message | peak RSS MiB | cap MiB |\n|---|---|---|---|---|");
+    let big_dir = std::env::temp_dir().join(format!("sctp-broken-big-{}", std::process::id()));
+    std::fs::create_dir_all(&big_dir).unwrap();
+    for row in &rows {
+        let path = if let Some(name) = row.file.strip_suffix(" (big)") {
+            let p = big_dir.join(name);
+            let bytes = match name {
+                "sctp_100k_chunks.pcapng" => big_100k_chunks(),
+                "vtags_1m.pcap" => big_vtags(1_000_000),
+                other => panic!("no builder for the big case {other}"),
+            };
+            std::fs::write(&p, bytes).unwrap();
+            p
+        } else {
+            corpus_dir().join(&row.file)
+        };
+        assert!(path.exists(), "{} missing: run generate.py", path.display());
+        check(row, &path);
+        if row.file.ends_with(" (big)") {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&big_dir);
+}
+
+#[test]
+fn the_hundred_thousand_chunks_are_all_counted() {
+    let dir = std::env::temp_dir().join(format!("sctp-100k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("c.pcapng");
+    std::fs::write(&p, big_100k_chunks()).unwrap();
+    let run = run_cli(&p);
+    assert_eq!(run.exit, Some(0), "{}", run.stderr);
+    let doc: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let a = &doc["captures"][0]["associations"][0];
+    assert_eq!(a["chunks"]["DATA"], 100_000);
+    assert_eq!(doc["captures"][0]["bad_checksums"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
