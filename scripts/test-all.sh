@@ -37,7 +37,7 @@ dashboard/load-tests/run.sh
 # project's machines and CI cannot reach (only package registries are); see deny.toml.
 echo "== cargo deny: licences, bans, sources"
 command -v cargo-deny >/dev/null 2>&1 || cargo install cargo-deny --locked
-cargo deny --all-features check licenses bans sources
+cargo deny --all-features check --hide-inclusion-graph licenses bans sources
 if [ -x dashboard/browser-tests/run.sh ]; then
   echo "== browser tests (headless Chromium)"
   dashboard/browser-tests/run.sh
