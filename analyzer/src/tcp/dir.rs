@@ -160,6 +160,17 @@ impl TcpDir {
         }
     }
 
+    /// After the connection was summarised (`infer::summarise`): drops the rows the summary was
+    /// made from (lone ACKs, retransmission rows, rate bins, RTT rows); what the report reads
+    /// besides the summary (counters, timeouts, outages) stays.
+    pub fn compact(&mut self) {
+        self.freeze();
+        self.lone_acks = Vec::new();
+        self.retransmissions = Vec::new();
+        self.bytes_per_s = Vec::new();
+        self.rtt_rows = Vec::new();
+    }
+
     pub fn has_data(&self) -> bool {
         self.data_bytes > 0
     }

@@ -81,6 +81,8 @@ pub struct TcpFlow {
     /// dirs[i]: data sent by endpoint i and the ACKs returned for it.
     pub dirs: [TcpDir; 2],
     pub summary: [Option<Box<DirSummary>>; 2],
+    /// Summarised when it settled and its rows dropped (`TcpTracker::segment`, no tables kept).
+    pub summarised: bool,
     dup_ring: [[(Fingerprint, i64, u64); DUP_RING]; 2],
     dup_n: [usize; 2],
     /// Non-duplicate segments seen from each side.
@@ -129,6 +131,7 @@ impl TcpFlow {
             opts: [SideOpts::default(); 2],
             dirs: Default::default(),
             summary: [None, None],
+            summarised: false,
             dup_ring: [[(Fingerprint::default(), i64::MIN, 0); DUP_RING]; 2],
             dup_n: [0; 2],
             seen: [0; 2],

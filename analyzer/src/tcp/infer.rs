@@ -102,6 +102,27 @@ pub fn summarise(f: &mut TcpFlow) {
     }
 }
 
+/// A connection summarised when it settled (`TcpTracker::segment`) and seen again since (a late
+/// ACK): the figures that come from live counters follow them (duration, rates, largest gap).
+pub fn refresh(f: &mut TcpFlow) {
+    let dur_s = (f.last_ns - f.first_ns) as f64 / 1e9;
+    let rate = |b: u64| {
+        if dur_s > 0.0 {
+            8.0 * b as f64 / dur_s
+        } else {
+            0.0
+        }
+    };
+    for s in 0..2 {
+        let d = &f.dirs[s];
+        if let Some(sum) = f.summary[s].as_deref_mut() {
+            sum.throughput_bps = rate(d.data_bytes);
+            sum.goodput_bps = rate(d.new_bytes);
+            sum.max_gap_ms = (d.max_gap_ns > 0).then(|| d.max_gap_ns as f64 / 1e6);
+        }
+    }
+}
+
 fn summarise_dir(
     d: &mut TcpDir,
     vantage: Vantage,

@@ -169,10 +169,14 @@ impl TcpTracker {
         let f = &mut self.flows[(en & !CLIENT_LO) as usize];
         debug_assert_eq!(e, f.side((ip.src, sp)));
         f.segment(ts_ns, frame, e, &seg, &o, len);
-        if !self.keep_rows && f.settled() {
+        if !self.keep_rows && !f.summarised && f.settled() {
+            // Over (closed, nothing outstanding): summarised now, its rows dropped (memory flat
+            // over any number of connections; a late duplicate only updates the counters).
+            infer::summarise(f);
             for d in &mut f.dirs {
-                d.freeze();
+                d.compact();
             }
+            f.summarised = true;
         }
     }
 
@@ -242,7 +246,11 @@ impl TcpTracker {
         }
         let mut flows = self.flows;
         for f in &mut flows {
-            infer::summarise(f);
+            if f.summarised {
+                infer::refresh(f);
+            } else {
+                infer::summarise(f);
+            }
             let forgotten: u64 = f.dirs.iter().map(|d| d.forgotten).sum();
             let dropped: u64 = f.dirs.iter().map(|d| d.dropped_rows).sum();
             if forgotten + dropped > 0 {
