@@ -4,6 +4,8 @@
 //! cases (1,000,000 verification tags, 100,000 chunks in one packet) are built here, with the
 //! same layout as `generate.py --big` writes them, instead of being committed.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -92,25 +94,7 @@ fn run_cli(file: &Path) -> Run {
 
 const T0: u64 = 1_700_000_000_000_000;
 
-fn pcap_header() -> Vec<u8> {
-    let mut v = Vec::new();
-    v.extend_from_slice(&0xA1B2_C3D4u32.to_le_bytes());
-    v.extend_from_slice(&2u16.to_le_bytes());
-    v.extend_from_slice(&4u16.to_le_bytes());
-    v.extend_from_slice(&0i32.to_le_bytes());
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v.extend_from_slice(&65535u32.to_le_bytes());
-    v.extend_from_slice(&101u32.to_le_bytes());
-    v
-}
-
-fn record(out: &mut Vec<u8>, ts_us: u64, data: &[u8]) {
-    out.extend_from_slice(&((ts_us / 1_000_000) as u32).to_le_bytes());
-    out.extend_from_slice(&((ts_us % 1_000_000) as u32).to_le_bytes());
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    out.extend_from_slice(data);
-}
+use common::{push_record as record, raw_pcap_header as pcap_header};
 
 /// IPv4 (RFC 791 3.1), 10.0.0.1 -> 10.0.0.2, protocol 132; `total` None = the real length.
 fn ipv4(payload: &[u8], total: Option<u16>) -> Vec<u8> {

@@ -1,6 +1,8 @@
 //! Broken inputs give clear errors or warnings naming the offset, never a panic, and keep what
 //! was read before the problem; the CLI's exit status says which captures failed.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -16,24 +18,12 @@ fn tmp(name: &str, bytes: &[u8]) -> PathBuf {
 
 /// Classic pcap, little endian, microseconds, LINKTYPE_RAW (101).
 fn pcap_header() -> Vec<u8> {
-    let mut v = Vec::new();
-    v.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
-    v.extend_from_slice(&2u16.to_le_bytes());
-    v.extend_from_slice(&4u16.to_le_bytes());
-    v.extend_from_slice(&0i32.to_le_bytes());
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v.extend_from_slice(&65535u32.to_le_bytes());
-    v.extend_from_slice(&101u32.to_le_bytes());
-    v
+    common::raw_pcap_header()
 }
 
 fn record(ts_s: u32, data: &[u8]) -> Vec<u8> {
     let mut v = Vec::new();
-    v.extend_from_slice(&ts_s.to_le_bytes());
-    v.extend_from_slice(&0u32.to_le_bytes());
-    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    v.extend_from_slice(data);
+    common::push_record(&mut v, u64::from(ts_s) * 1_000_000, data);
     v
 }
 

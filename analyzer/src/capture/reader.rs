@@ -47,6 +47,37 @@ enum Mode {
     },
 }
 
+impl Mode {
+    /// Classic pcap after its file header of `header_len` bytes: (format, mode, position).
+    fn classic(
+        big_endian: bool,
+        nanos: bool,
+        modified: bool,
+        linktype: u32,
+        snaplen: u32,
+        header_len: usize,
+    ) -> (CaptureFormat, Mode, u64) {
+        let mode = Mode::Classic {
+            big_endian,
+            nanos,
+            record_header_len: classic::record_header_len(modified),
+            linktype,
+            snaplen,
+        };
+        (CaptureFormat::Pcap, mode, header_len as u64)
+    }
+
+    /// pcapng before its first SHB (which sets the byte order).
+    fn pcapng() -> (CaptureFormat, Mode, u64) {
+        let mode = Mode::Pcapng {
+            big_endian: false,
+            ifaces: Vec::new(),
+            sections: 0,
+        };
+        (CaptureFormat::Pcapng, mode, 0)
+    }
+}
+
 /// What the next bytes of the buffer are.
 enum Step {
     Frame {
@@ -158,33 +189,41 @@ impl CaptureReader {
                     }
                 })?;
                 let n = inner.data().len() - rest.len();
-                let (linktype, snaplen) = (classic::linktype(h.network.0), h.snaplen);
                 inner.consume(n);
-                let mode = Mode::Classic {
-                    big_endian,
-                    nanos,
-                    record_header_len: classic::record_header_len(modified),
-                    linktype,
-                    snaplen,
-                };
-                (CaptureFormat::Pcap, mode, n as u64)
+                let (linktype, snaplen) = (classic::linktype(h.network.0), h.snaplen);
+                Mode::classic(big_endian, nanos, modified, linktype, snaplen, n)
             }
-            Magic::Pcapng => {
-                let mode = Mode::Pcapng {
-                    big_endian: false,
-                    ifaces: Vec::new(),
-                    sections: 0,
-                };
-                (CaptureFormat::Pcapng, mode, 0)
-            }
+            Magic::Pcapng => Mode::pcapng(),
         };
-        Ok(CaptureReader {
+        let shared = Arc::new(Shared::default());
+        Ok(Self::start(
             inner,
             format,
-            gzip: false,
-            shared: Arc::new(Shared::default()),
+            false,
+            shared,
             mode,
-            capacity: INITIAL_CAPACITY,
+            INITIAL_CAPACITY,
+            pos,
+        ))
+    }
+
+    /// A reader positioned after the file header (classic) or before the first block (pcapng).
+    fn start(
+        inner: Input,
+        format: CaptureFormat,
+        gzip: bool,
+        shared: Arc<Shared>,
+        mode: Mode,
+        capacity: usize,
+        pos: u64,
+    ) -> CaptureReader {
+        CaptureReader {
+            inner,
+            format,
+            gzip,
+            shared,
+            mode,
+            capacity,
             pos,
             pending: 0,
             frames: 0,
@@ -194,7 +233,7 @@ impl CaptureReader {
             suppressed: 0,
             snaplen_warned: false,
             unknown_blocks_warned: Vec::new(),
-        })
+        }
     }
 
     /// Reads a capture from any byte source; gzip (magic 1f 8b) is detected and decompressed.
@@ -234,41 +273,19 @@ impl CaptureReader {
                     Err(e) => return Err(bad(e)),
                 };
                 inner.consume(n);
-                let mode = Mode::Classic {
-                    big_endian,
-                    nanos,
-                    record_header_len: classic::record_header_len(modified),
-                    linktype,
-                    snaplen,
-                };
-                (CaptureFormat::Pcap, mode, n as u64)
+                Mode::classic(big_endian, nanos, modified, linktype, snaplen, n)
             }
-            Magic::Pcapng => {
-                let mode = Mode::Pcapng {
-                    big_endian: false,
-                    ifaces: Vec::new(),
-                    sections: 0,
-                };
-                (CaptureFormat::Pcapng, mode, 0)
-            }
+            Magic::Pcapng => Mode::pcapng(),
         };
-        Ok(CaptureReader {
-            inner: Input::Stream(inner),
+        Ok(Self::start(
+            Input::Stream(inner),
             format,
             gzip,
             shared,
             mode,
             capacity,
             pos,
-            pending: 0,
-            frames: 0,
-            last_ts: 0,
-            done: false,
-            warnings: Vec::new(),
-            suppressed: 0,
-            snaplen_warned: false,
-            unknown_blocks_warned: Vec::new(),
-        })
+        ))
     }
 
     /// Whether the capture is read in place from a mapping of its file.

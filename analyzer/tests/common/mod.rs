@@ -1,4 +1,5 @@
-//! Shared helpers of the integration tests: where the sample traces and ../shared live.
+//! Shared helpers of the integration tests: where the sample traces and ../shared live, and
+//! hand-built classic pcap bytes.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -94,4 +95,26 @@ impl ScoreTable {
         );
         bad
     }
+}
+
+/// Classic pcap file header: little endian, microseconds, snaplen 65535, LINKTYPE_RAW (101).
+pub fn raw_pcap_header() -> Vec<u8> {
+    let mut v = Vec::new();
+    v.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    v.extend_from_slice(&2u16.to_le_bytes());
+    v.extend_from_slice(&4u16.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes());
+    v.extend_from_slice(&0u32.to_le_bytes());
+    v.extend_from_slice(&65535u32.to_le_bytes());
+    v.extend_from_slice(&101u32.to_le_bytes());
+    v
+}
+
+/// One classic pcap record (microsecond timestamp) appended to `out`.
+pub fn push_record(out: &mut Vec<u8>, ts_us: u64, data: &[u8]) {
+    out.extend_from_slice(&((ts_us / 1_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&((ts_us % 1_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(data);
 }
