@@ -16,7 +16,7 @@ use crate::stage::{Batch, Item, ItemKind, Stage};
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
 pub const SCTP_UDP_PORT: u16 = 9899;
 
-/// Batches read ahead of the analysis when pipelined (each up to ~1 MiB).
+/// Batches read ahead of the analysis when pipelined (each up to 1024 packets or 1 MiB).
 const PIPELINE_DEPTH: usize = 4;
 
 /// Warnings kept per capture; further ones are only counted.

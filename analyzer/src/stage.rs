@@ -12,7 +12,7 @@ use crate::net::{self, IpPacket, NetDecoder};
 use crate::sctp;
 
 /// A batch is handed on once it holds this many packets ...
-const BATCH_ITEMS: usize = 4096;
+const BATCH_ITEMS: usize = 1024;
 /// ... or this many payload bytes.
 const BATCH_BYTES: usize = 1 << 20;
 

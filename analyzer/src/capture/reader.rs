@@ -636,9 +636,9 @@ enum Input {
     },
 }
 
-/// The mapped pages already read are dropped from the process every this many bytes: they stay
-/// in the page cache but no longer count in the resident set (memory flat in capture size).
-const RELEASE_STEP: usize = 4 << 20;
+/// The mapped pages already read are dropped from the process every this many bytes (a power of
+/// two): they stay in the page cache but no longer count in the resident set.
+const RELEASE_STEP: usize = 1 << 20;
 
 impl Input {
     /// The bytes not consumed yet that are available now.
