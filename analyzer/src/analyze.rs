@@ -318,7 +318,7 @@ pub fn analyze_reader_streaming(
         file: name.to_string(),
         format: end.reader.format(),
         gzip: end.reader.gzip(),
-        packets: end.frames,
+        packets: end.reader.frames_read(),
         sctp_packets: pass.sctp_packets,
         tcp_packets: end.tcp_packets,
         bad_checksums: pass.bad_checksums,
@@ -408,7 +408,7 @@ impl<'o> Pass<'o> {
             }
             let ip = item.ip(&b.arena);
             match item.kind {
-                ItemKind::Sctp { udp } => self.sctp_packet(item, &ip, udp),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, &ip),
                 ItemKind::Tcp => self.tcp.segment(item.frame, item.ts_ns, &ip),
             }
         }
@@ -424,7 +424,7 @@ impl<'o> Pass<'o> {
     }
 
     /// One SCTP packet (checksum already verified by `stage`).
-    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>, udp_encap: bool) {
+    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>) {
         let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
         let (bytes, missing) = (&ip.payload[..], ip.missing);
         let pkt = match SctpPacket::new_checked(bytes) {
@@ -449,7 +449,7 @@ impl<'o> Pass<'o> {
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
             checksum_ok,
-            udp_encap,
+            udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
             ttl: ip.ttl,
         };
         let mut iter = pkt.chunks(missing);

@@ -38,7 +38,6 @@ pub(crate) struct Item {
     /// Bytes announced by the IP header but not in `arena` (cut by the snap length, or a TCP
     /// payload that was not copied).
     pub missing: u32,
-    pub proto: u8,
     pub ttl: u8,
     pub kind: ItemKind,
     /// SCTP: CRC32c verified (RFC 9260 6.8); `None` when the packet was cut by the capture.
@@ -51,7 +50,12 @@ impl Item {
         IpPacket {
             src: self.src,
             dst: self.dst,
-            proto: self.proto,
+            // The transport the payload was dispatched on (RFC 6951: SCTP in UDP is protocol 17).
+            proto: match self.kind {
+                ItemKind::Sctp { udp: false } => 132,
+                ItemKind::Sctp { udp: true } => 17,
+                ItemKind::Tcp => 6,
+            },
             ttl: self.ttl,
             payload: std::borrow::Cow::Borrowed(self.bytes(arena)),
             missing: self.missing as usize,
@@ -90,7 +94,6 @@ pub(crate) struct StageEnd {
     pub reader: CaptureReader,
     /// The link / IP decoder (its counters and pending fragments).
     pub net: NetDecoder,
-    pub frames: u64,
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
     pub tcp_packets: u64,
@@ -102,7 +105,6 @@ pub(crate) struct Stage {
     net: NetDecoder,
     sctp_udp_ports: Vec<u16>,
     tcp: bool,
-    frames: u64,
     first_ns: Option<i64>,
     last_ns: Option<i64>,
     tcp_packets: u64,
@@ -116,7 +118,6 @@ impl Stage {
             net: NetDecoder::new(),
             sctp_udp_ports,
             tcp,
-            frames: 0,
             first_ns: None,
             last_ns: None,
             tcp_packets: 0,
@@ -133,7 +134,6 @@ impl Stage {
                 self.done = true;
                 break;
             };
-            self.frames += 1;
             if self.first_ns.is_none() {
                 self.first_ns = Some(frame.ts_ns);
             }
@@ -167,7 +167,6 @@ impl Stage {
         StageEnd {
             reader: self.reader,
             net: self.net,
-            frames: self.frames,
             first_ns: self.first_ns,
             last_ns: self.last_ns,
             tcp_packets: self.tcp_packets,
@@ -238,7 +237,6 @@ fn push_ip(
         start: start as u32,
         len: bytes.len() as u32,
         missing: missing as u32,
-        proto: ip.proto,
         ttl: ip.ttl,
         kind,
         checksum_ok,

@@ -143,9 +143,11 @@ impl TcpDir {
         self.recs.len()
     }
 
-    /// Keeps only the summaries of the samples and frees the outstanding-segment queue
-    /// (bounded memory for connections that are over; the report is unchanged).
-    pub fn freeze(&mut self) {
+    /// After the connection was summarised (`infer::summarise`): keeps only the summaries of
+    /// the samples and drops the rows the summary was made from (lone ACKs, retransmission rows,
+    /// rate bins, RTT rows, the empty outstanding-segment queue); what the report reads besides
+    /// the summary (counters, timeouts, outages) stays.
+    pub fn compact(&mut self) {
         for s in [
             &mut self.rtt,
             &mut self.rtt_multi,
@@ -158,13 +160,6 @@ impl TcpDir {
         if self.recs.is_empty() {
             self.recs = VecDeque::new();
         }
-    }
-
-    /// After the connection was summarised (`infer::summarise`): drops the rows the summary was
-    /// made from (lone ACKs, retransmission rows, rate bins, RTT rows); what the report reads
-    /// besides the summary (counters, timeouts, outages) stays.
-    pub fn compact(&mut self) {
-        self.freeze();
         self.lone_acks = Vec::new();
         self.retransmissions = Vec::new();
         self.bytes_per_s = Vec::new();

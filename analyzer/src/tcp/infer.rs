@@ -123,6 +123,15 @@ pub fn refresh(f: &mut TcpFlow) {
     }
 }
 
+/// Bytes over the connection's duration as bits per second (0 for a zero duration).
+fn bits_per_s(bytes: u64, dur_s: f64) -> f64 {
+    if dur_s > 0.0 {
+        8.0 * bytes as f64 / dur_s
+    } else {
+        0.0
+    }
+}
+
 fn summarise_dir(
     d: &mut TcpDir,
     vantage: Vantage,
@@ -224,13 +233,7 @@ fn summarise_dir(
     let rtx = &d.retransmissions;
     let rtx_fast = rtx.iter().filter(|r| r.kind == RtxKind::Fast).count() as u64;
     let rtx_spurious = rtx.iter().filter(|r| r.spurious.is_some()).count() as u64;
-    let rate = |b: u64| {
-        if dur_s > 0.0 {
-            8.0 * b as f64 / dur_s
-        } else {
-            0.0
-        }
-    };
+    let rate = |b: u64| bits_per_s(b, dur_s);
     DirSummary {
         vantage,
         vantage_evidence,
