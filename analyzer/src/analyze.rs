@@ -12,12 +12,17 @@ use crate::net::IpPacket;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
 use crate::stage::{Batch, Item, ItemKind, Stage};
+use crate::tcp::TcpFlowReport;
 
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
 pub const SCTP_UDP_PORT: u16 = 9899;
 
 /// Batches read ahead of the analysis when pipelined (each up to 1024 packets or 1 MiB).
 const PIPELINE_DEPTH: usize = 4;
+
+/// Batches analysed between two progress hand-overs to the emitting thread when no association
+/// ended (each hand-over wakes that thread).
+const HANDOVER_BATCHES: usize = 16;
 
 /// Warnings kept per capture; further ones are only counted.
 const MAX_WARNINGS: usize = 50;
@@ -80,6 +85,8 @@ impl std::error::Error for AnalyzeError {
 pub struct CaptureAnalysis {
     /// Associations already handed to a streaming sink (not in `associations`).
     pub emitted: u64,
+    /// TCP connections already handed to a streaming sink (not in `tcp_flows`).
+    pub emitted_tcp: u64,
     pub file: String,
     pub format: CaptureFormat,
     pub gzip: bool,
@@ -176,15 +183,25 @@ pub fn analyze_reader(
     analyze_reader_streaming(name, reader, opts, progress, None)
 }
 
+/// What a streaming pass hands on before its end.
+#[derive(Debug)]
+pub enum Ended {
+    /// An association that ended (SHUTDOWN-COMPLETE or ABORT).
+    Assoc(AssocReport),
+    /// A TCP connection retired (over and silent, `tcp::RETIRE_NS`; only without rows).
+    Tcp(TcpFlowReport),
+}
+
 /// Opens and analyses one capture, handing each association to `emit` as soon as it ends
-/// (SHUTDOWN-COMPLETE or ABORT) and dropping it: memory then stays flat however many
-/// associations a capture holds. The returned analysis holds the associations still open at the
-/// end (and the TCP flows); the emitted ones are counted in `emitted`.
+/// (SHUTDOWN-COMPLETE or ABORT), and each TCP connection once it is retired, and dropping them:
+/// memory then stays flat however many associations and connections a capture holds. The
+/// returned analysis holds the associations and connections still open at the end; the emitted
+/// associations are counted in `emitted`, the connections in `emitted_tcp`.
 pub fn analyze_file_streaming(
     path: &Path,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
-    emit: &mut dyn FnMut(AssocReport),
+    emit: &mut dyn FnMut(Ended),
 ) -> Result<CaptureAnalysis, AnalyzeError> {
     let reader = CaptureReader::open(path).map_err(|source| AnalyzeError {
         file: path.to_path_buf(),
@@ -210,14 +227,19 @@ pub fn analyze_reader_streaming(
     reader: CaptureReader,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
-    mut emit: Option<&mut dyn FnMut(AssocReport)>,
+    mut emit: Option<&mut dyn FnMut(Ended)>,
 ) -> CaptureAnalysis {
     let mut pass = Pass::new(opts, emit.is_some());
     let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp);
     let mut out = |o: Out| match o {
         Out::Ended(first_ns, assoc) => {
             if let Some(emit) = emit.as_mut() {
-                emit(ended_report(assoc, first_ns, opts.keep_rows));
+                emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
+            }
+        }
+        Out::TcpRetired(first_ns, flow) => {
+            if let Some(emit) = emit.as_mut() {
+                emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
             }
         }
         Out::Progress(bytes) => progress(bytes),
@@ -243,15 +265,25 @@ pub fn analyze_reader_streaming(
                 .expect("the system could not start a thread");
             let analysing = spawn("capture-analyse")
                 .spawn_scoped(s, move || {
+                    let (mut held, mut bytes) = (0, 0);
                     for mut b in full_rx {
                         pass.batch(&mut b);
-                        let bytes = b.input_bytes;
+                        bytes = b.input_bytes;
                         // The reader may have finished already: then the batch is simply dropped.
                         let _ = empty_tx.send(b);
-                        // One hand-over per batch (each wakes the emitting thread).
-                        if out_tx.send(pass.drain(bytes).collect()).is_err() {
-                            break;
+                        // Each hand-over wakes the emitting thread: progress alone waits for a
+                        // few batches, ended associations go at once.
+                        held += 1;
+                        if held < HANDOVER_BATCHES && pass.out.is_empty() {
+                            continue;
                         }
+                        held = 0;
+                        if out_tx.send(pass.drain(bytes).collect()).is_err() {
+                            return pass;
+                        }
+                    }
+                    if held > 0 {
+                        let _ = out_tx.send(pass.drain(bytes).collect());
                     }
                     pass
                 })
@@ -329,6 +361,7 @@ pub fn analyze_reader_streaming(
         chunks: pass.chunks,
         tcp_flows: tcp.flows,
         emitted: pass.emitted,
+        emitted_tcp: pass.emitted_tcp,
     }
 }
 
@@ -336,6 +369,8 @@ pub fn analyze_reader_streaming(
 enum Out {
     /// An association that ended (SHUTDOWN-COMPLETE or ABORT), with the capture's time base.
     Ended(Option<i64>, Box<Association>),
+    /// A TCP connection retired, with the capture's time base.
+    TcpRetired(Option<i64>, Box<crate::tcp::TcpFlow>),
     /// Input bytes consumed so far.
     Progress(u64),
 }
@@ -364,6 +399,7 @@ struct Pass<'o> {
     /// Retired associations and progress not yet handed on (see `drain`).
     out: Vec<Out>,
     emitted: u64,
+    emitted_tcp: u64,
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
     chunks: Option<ChunkRows>,
@@ -382,6 +418,7 @@ impl<'o> Pass<'o> {
             ended: None,
             out: Vec::new(),
             emitted: 0,
+            emitted_tcp: 0,
             tracker: Tracker::new(opts.limits),
             tcp: {
                 let mut t = crate::tcp::TcpTracker::new();
@@ -409,7 +446,16 @@ impl<'o> Pass<'o> {
             let ip = item.ip(&b.arena);
             match item.kind {
                 ItemKind::Sctp { .. } => self.sctp_packet(item, &ip),
-                ItemKind::Tcp => self.tcp.segment(item.frame, item.ts_ns, &ip),
+                ItemKind::Tcp => {
+                    self.tcp.segment(item.frame, item.ts_ns, &ip);
+                    if self.streaming && self.tcp.has_retired() {
+                        let first_ns = self.first_ns;
+                        for f in self.tcp.take_retired() {
+                            self.emitted_tcp += 1;
+                            self.out.push(Out::TcpRetired(first_ns, Box::new(f)));
+                        }
+                    }
+                }
             }
         }
         for (_, w) in warnings {

@@ -1,12 +1,15 @@
 //! Streaming writer of the JSON contract: each association is written the moment it ends and then
-//! dropped, so that memory stays flat however many associations a capture holds. The document is
-//! the same as `report::Report` (a capture object's keys come in another order: `associations`
-//! first, then the capture's counters, known only at its end).
+//! dropped, and each TCP connection once it is retired is written to a spill file, so that memory
+//! stays flat however many associations and connections a capture holds. The document is the
+//! same as `report::Report` (a capture object's keys come in another order: `associations`
+//! first, then the capture's counters, known only at its end), except that `tcp_flows` lists the
+//! connections retired during the pass first, in the order they were retired, then the others by
+//! id.
 
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::analyze::{analyze_file_streaming, AnalyzeError, Options};
+use crate::analyze::{analyze_file_streaming, AnalyzeError, Ended, Options};
 use std::collections::BTreeMap;
 
 use crate::report::{AssocReport, CaptureReport, VERSION};
@@ -54,8 +57,11 @@ impl<W: Write> JsonStream<W> {
         // non-streamed report lists them): one that ends before an earlier one waits.
         let mut written = 0usize;
         let mut next = 0usize;
-        // Comparison rows of the written associations wait in a spill file, not in memory.
+        // Comparison rows of the written associations wait in a spill file, not in memory; so do
+        // retired TCP connections and their comparison rows (written after every SCTP row).
         let mut spill = Spill::new()?;
+        let mut tcp_spill = Spill::new()?;
+        let mut tcp_rows_spill = Spill::new()?;
         let mut pending: BTreeMap<usize, AssocReport> = BTreeMap::new();
         let mut io_err: Option<io::Error> = None;
         let out = &mut self.out;
@@ -81,12 +87,24 @@ impl<W: Write> JsonStream<W> {
             Ok(())
         };
         let result = {
-            let mut emit = |a: AssocReport| {
-                if io_err.is_none() {
-                    pending.insert(a.id, a);
-                    if let Err(e) = flush(&mut pending, &mut next, false) {
-                        io_err = Some(e);
+            let mut emit = |e: Ended| {
+                if io_err.is_some() {
+                    return;
+                }
+                let r = match e {
+                    Ended::Assoc(a) => {
+                        pending.insert(a.id, a);
+                        flush(&mut pending, &mut next, false)
                     }
+                    Ended::Tcp(f) => (|| {
+                        for row in crate::compare::rows(&[], std::slice::from_ref(&f)) {
+                            tcp_rows_spill.push(&row)?;
+                        }
+                        tcp_spill.push(&f)
+                    })(),
+                };
+                if let Err(e) = r {
+                    io_err = Some(e);
                 }
             };
             analyze_file_streaming(path, opts, progress, &mut emit)
@@ -108,15 +126,14 @@ impl<W: Write> JsonStream<W> {
         self.out.write_all(b"]")?;
         // SCTP rows of the associations written above (spilled), then the TCP flows' rows.
         self.out.write_all(b",\"comparison\":[")?;
-        let spilled = spill.replay(&mut self.out)?;
-        for (i, row) in crate::compare::rows(&[], &report.tcp_flows)
-            .iter()
-            .enumerate()
-        {
-            if spilled + i > 0 {
+        let mut n = spill.replay(&mut self.out, false)?;
+        n += tcp_rows_spill.replay(&mut self.out, n > 0)?;
+        for row in crate::compare::rows(&[], &report.tcp_flows) {
+            if n > 0 {
                 self.out.write_all(b",")?;
             }
-            serde_json::to_writer(&mut self.out, row).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut self.out, &row).map_err(io::Error::other)?;
+            n += 1;
         }
         self.out.write_all(b"]")?;
         // The remaining fields, serialised straight from the report (no intermediate Value).
@@ -132,13 +149,21 @@ impl<W: Write> JsonStream<W> {
             error: &report.error,
             start_epoch_s: report.start_epoch_s,
             duration_s: report.duration_s,
-            tcp_flows: &report.tcp_flows,
         };
         let body = serde_json::to_vec(&rest).map_err(io::Error::other)?;
         // `{"file":...}` -> `,"file":...` appended to the open capture object.
         self.out.write_all(b",")?;
         self.out.write_all(&body[1..body.len() - 1])?;
-        self.out.write_all(b"}")?;
+        // The retired connections (spilled), then those open at the end.
+        self.out.write_all(b",\"tcp_flows\":[")?;
+        let spilled = tcp_spill.replay(&mut self.out, false)?;
+        for (i, f) in report.tcp_flows.iter().enumerate() {
+            if spilled + i > 0 {
+                self.out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut self.out, f).map_err(io::Error::other)?;
+        }
+        self.out.write_all(b"]}")?;
         Ok(outcome)
     }
 
@@ -158,7 +183,8 @@ impl<W: Write> JsonStream<W> {
     }
 }
 
-/// The fields of a `CaptureReport` other than the streamed `associations` and `comparison`.
+/// The fields of a `CaptureReport` other than the streamed `associations`, `comparison` and
+/// `tcp_flows`.
 #[derive(serde::Serialize)]
 struct Rest<'a> {
     file: &'a String,
@@ -172,10 +198,10 @@ struct Rest<'a> {
     error: &'a Option<String>,
     start_epoch_s: Option<f64>,
     duration_s: f64,
-    tcp_flows: &'a Vec<crate::tcp::TcpFlowReport>,
 }
 
-/// Comparison rows written to a temporary file while the associations stream out.
+/// JSON values (comparison rows, TCP connections) written to a temporary file while the
+/// associations stream out.
 struct Spill {
     path: std::path::PathBuf,
     file: io::BufWriter<std::fs::File>,
@@ -196,7 +222,7 @@ impl Spill {
         })
     }
 
-    fn push(&mut self, row: &crate::compare::ComparisonRow) -> io::Result<()> {
+    fn push(&mut self, row: &impl serde::Serialize) -> io::Result<()> {
         if self.rows > 0 {
             self.file.write_all(b",")?;
         }
@@ -205,8 +231,15 @@ impl Spill {
         Ok(())
     }
 
-    /// Copies the rows (comma-separated) into `out`; returns how many there were.
-    fn replay(&mut self, out: &mut impl Write) -> io::Result<usize> {
+    /// Copies the rows (comma-separated, after a comma when `after` and there are rows) into
+    /// `out`; returns how many there were.
+    fn replay(&mut self, out: &mut impl Write, after: bool) -> io::Result<usize> {
+        if self.rows == 0 {
+            return Ok(0);
+        }
+        if after {
+            out.write_all(b",")?;
+        }
         self.file.flush()?;
         let mut f = std::fs::File::open(&self.path)?;
         io::copy(&mut f, out)?;

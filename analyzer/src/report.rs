@@ -102,7 +102,7 @@ impl CaptureReport {
         let tcp_flows: Vec<crate::tcp::TcpFlowReport> = c
             .tcp_flows
             .iter()
-            .map(|f| crate::tcp::TcpFlowReport::new(c, f))
+            .map(|f| crate::tcp::TcpFlowReport::new(c.time_base(), f))
             .collect();
         let comparison = crate::compare::rows(&associations, &tcp_flows);
         CaptureReport {

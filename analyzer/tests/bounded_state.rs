@@ -26,7 +26,7 @@ fn run(bytes: Vec<u8>, max_associations: usize, streaming: bool) -> (u64, usize,
         ..Options::default()
     };
     let mut emitted = 0u64;
-    let mut emit = |_: analyzer::report::AssocReport| emitted += 1;
+    let mut emit = |_: analyzer::analyze::Ended| emitted += 1;
     let c = analyze_reader_streaming(
         "synth",
         reader,

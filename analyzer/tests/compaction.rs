@@ -63,3 +63,60 @@ fn streamed_json_equals_the_report() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+#[test]
+fn streamed_json_with_retired_tcp_connections_equals_the_report() {
+    // Copies of the mixed lab capture one after the other: long enough that TCP connections
+    // are retired (and spilled) during the pass, RFC 9293 TIME-WAIT after they closed.
+    use analyzer::capture::CaptureReader;
+    use analyzer::json_stream::JsonStream;
+    use analyzer::synth::Source;
+    let src = common::samples_dir().join("mixed_p20_cut5_rec8_sender.pcap");
+    let bytes = Source::load(CaptureReader::open(&src).unwrap())
+        .unwrap()
+        .to_vec(10_000_000);
+    let p = std::env::temp_dir().join(format!("retire-{}.pcap", std::process::id()));
+    std::fs::write(&p, bytes).unwrap();
+    let opts = Options {
+        keep_rows: false,
+        ..Options::default()
+    };
+    let mut retired = 0;
+    let c = analyzer::analyze::analyze_file_streaming(&p, &opts, &mut |_| {}, &mut |e| {
+        if let analyzer::analyze::Ended::Tcp(_) = e {
+            retired += 1;
+        }
+    })
+    .unwrap();
+    assert!(retired >= 10, "retired {retired}");
+    let mut s = JsonStream::begin(Vec::new()).unwrap();
+    s.capture(&p, &opts, &mut |_| {}).unwrap().unwrap();
+    let streamed: serde_json::Value = serde_json::from_slice(&s.finish().unwrap()).unwrap();
+    let full = CaptureReport::from_analysis(
+        &analyzer::analyze::analyze_file(&p, &opts, &mut |_| {}).unwrap(),
+    );
+    std::fs::remove_file(&p).unwrap();
+    let mut want = serde_json::to_value(&full).unwrap();
+    let mut got = streamed["captures"][0].clone();
+    // Retired connections come first in the stream (in the order they were retired).
+    for v in [&mut want, &mut got] {
+        for key in ["associations", "tcp_flows"] {
+            v[key]
+                .as_array_mut()
+                .unwrap()
+                .sort_by_key(|a| a["id"].as_u64());
+        }
+        v["comparison"].as_array_mut().unwrap().sort_by_key(|r| {
+            (
+                r["transport"].to_string(),
+                r["id"].as_u64(),
+                r["sender"].as_u64(),
+            )
+        });
+    }
+    assert_eq!(
+        got["tcp_flows"].as_array().unwrap().len(),
+        retired + c.tcp_flows.len()
+    );
+    assert_eq!(got, want);
+}

@@ -13,8 +13,11 @@
 //!   is handled everywhere.
 //! * A frame identical to a recent one of its side (header and checksum) within 1 ms, or within
 //!   10 ms with nothing from the peer in between, is a capture duplicate, not a retransmission.
-//! * State is bounded: at most `MAX_FLOWS` connections (then a warning), `dir::MAX_OUTSTANDING`
-//!   outstanding segments and `dir::MAX_ROWS` event rows per direction.
+//! * State is bounded: at most `MAX_FLOWS` connections open at once (then a warning),
+//!   `dir::MAX_OUTSTANDING` outstanding segments and `dir::MAX_ROWS` event rows per direction.
+//!   Without tables (`keep_rows` off) a connection that is over is summarised at once and retired
+//!   (`TcpTracker::take_retired`) after `RETIRE_NS` of silence, so memory stays flat over any
+//!   number of connections.
 
 pub mod dir;
 pub mod events;
@@ -26,7 +29,8 @@ pub mod report;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::net::{IpAddr, Ipv4Addr};
 
 use crate::net::IpPacket;
@@ -34,8 +38,13 @@ pub use flow::TcpFlow;
 pub use options::{Options, TcpSegment};
 pub use report::TcpFlowReport;
 
-/// Connections tracked per capture; segments of further connections are only counted.
+/// Connections tracked at once; segments of further connections are only counted.
 pub const MAX_FLOWS: usize = 100_000;
+
+/// A connection that is over (closed, nothing outstanding) and silent this long is retired:
+/// RFC 9293 3.6.1, TIME-WAIT lasts 2 x MSL with MSL = 2 minutes; past it no segment of the old
+/// connection can be in the network, and a later one on the same 4-tuple starts a new connection.
+pub const RETIRE_NS: i64 = 240_000_000_000;
 
 /// Index entries: the flow's position, with `CLIENT_LO` set when its client is the endpoint
 /// that sorts first in the key (so a segment's side follows from the key alone).
@@ -88,7 +97,16 @@ fn key_of(src: &IpAddr, sp: u16, dst: &IpAddr, dp: u16) -> (Key, bool, bool) {
 /// Streams TCP segments of one capture into connections.
 #[derive(Debug)]
 pub struct TcpTracker {
-    flows: Vec<TcpFlow>,
+    /// Connections by slot (index entries point here); a retired one leaves its slot free.
+    slots: Vec<Option<TcpFlow>>,
+    free: Vec<u32>,
+    /// Id of the next connection (ids count connections in order of their first segment).
+    next_id: usize,
+    /// Connections summarised when they settled, soonest heard from first: (last segment, slot,
+    /// id).
+    settled: BinaryHeap<Reverse<(i64, u32, usize)>>,
+    /// Connections retired and not yet taken (`take_retired`), or kept for `finish`.
+    retired: Vec<TcpFlow>,
     index4: HashMap<u128, u32, crate::fxhash::FxBuild>,
     index6: HashMap<V6Key, u32, crate::fxhash::FxBuild>,
     /// The last IPv4 key looked up and its entry (u32::MAX: none): consecutive segments mostly
@@ -101,6 +119,20 @@ pub struct TcpTracker {
     pub over_limit: u64,
     /// Keep per-sample rows (the `tcp_rtt_samples` table); off for JSON-only runs.
     pub keep_rows: bool,
+    /// Warnings of connections already retired.
+    warnings: Vec<String>,
+}
+
+/// A connection that hit a state bound says so.
+fn bounds_warning(f: &TcpFlow) -> Option<String> {
+    let forgotten: u64 = f.dirs.iter().map(|d| d.forgotten).sum();
+    let dropped: u64 = f.dirs.iter().map(|d| d.dropped_rows).sum();
+    (forgotten + dropped > 0).then(|| {
+        format!(
+            "TCP connection {}: {forgotten} outstanding segments forgotten, {dropped} event rows not kept (bounds)",
+            f.id
+        )
+    })
 }
 
 impl Default for TcpTracker {
@@ -124,7 +156,11 @@ impl TcpTracker {
     pub fn with_limit(max_flows: usize) -> Self {
         TcpTracker {
             keep_rows: true,
-            flows: Vec::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            next_id: 0,
+            settled: Default::default(),
+            retired: Vec::new(),
             index4: HashMap::default(),
             index6: HashMap::default(),
             last4: (0, u32::MAX),
@@ -132,11 +168,19 @@ impl TcpTracker {
             max_flows: max_flows.min((CLIENT_LO - 1) as usize),
             malformed: 0,
             over_limit: 0,
+            warnings: Vec::new(),
         }
     }
 
     /// One IP packet carrying TCP (protocol 6); `ip.missing` bytes were cut by the snap length.
     pub fn segment(&mut self, frame: u64, ts_ns: i64, ip: &IpPacket<'_>) {
+        if self
+            .settled
+            .peek()
+            .is_some_and(|s| ts_ns - s.0 .0 >= RETIRE_NS)
+        {
+            self.retire_silent(ts_ns);
+        }
         let Ok(seg) = TcpSegment::new_checked(&ip.payload) else {
             self.malformed += 1;
             return;
@@ -151,7 +195,7 @@ impl TcpTracker {
         let found = self.lookup(key);
         let entry = match found {
             Some(en) => {
-                let f = &self.flows[(en & !CLIENT_LO) as usize];
+                let f = self.flow(en);
                 if syn_only && f.syn_starts_new(side(en), seg.seq()) {
                     self.open(key, src_lo, ts_ns, frame, (ip.src, sp), (ip.dst, dp), fl)
                 } else {
@@ -166,18 +210,85 @@ impl TcpTracker {
         };
         let o = Options::parse(&seg);
         let e = side(en);
-        let f = &mut self.flows[(en & !CLIENT_LO) as usize];
+        let slot = en & !CLIENT_LO;
+        let f = self.slots[slot as usize]
+            .as_mut()
+            .expect("index entries point at live connections");
         debug_assert_eq!(e, f.side((ip.src, sp)));
         f.segment(ts_ns, frame, e, &seg, &o, len);
         if !self.keep_rows && !f.summarised && f.settled() {
             // Over (closed, nothing outstanding): summarised now, its rows dropped (memory flat
-            // over any number of connections; a late duplicate only updates the counters).
+            // over any number of connections; a late duplicate only updates the counters), and
+            // retired once silent for `RETIRE_NS`.
             infer::summarise(f);
             for d in &mut f.dirs {
                 d.compact();
             }
             f.summarised = true;
+            self.settled.push(Reverse((ts_ns, slot, f.id)));
         }
+    }
+
+    /// The live connection an index entry points at.
+    fn flow(&self, en: u32) -> &TcpFlow {
+        self.slots[(en & !CLIENT_LO) as usize]
+            .as_ref()
+            .expect("index entries point at live connections")
+    }
+
+    /// Retires settled connections silent for `RETIRE_NS` at `now_ns` (oldest first); one heard
+    /// from since it settled goes back in the queue with its last segment's time.
+    fn retire_silent(&mut self, now_ns: i64) {
+        while let Some(&Reverse((t, slot, id))) = self.settled.peek() {
+            if now_ns - t < RETIRE_NS {
+                break;
+            }
+            self.settled.pop();
+            let Some(f) = self.slots[slot as usize].as_ref().filter(|f| f.id == id) else {
+                continue;
+            };
+            if now_ns - f.last_ns < RETIRE_NS {
+                self.settled.push(Reverse((f.last_ns, slot, id)));
+                continue;
+            }
+            let (a, b) = (f.ep[0], f.ep[1]);
+            let (key, _, _) = key_of(&a.0, a.1, &b.0, b.1);
+            // The 4-tuple may have a newer connection already (port reuse): its entry stays.
+            if self.lookup(key).is_some_and(|en| en & !CLIENT_LO == slot) {
+                match key {
+                    Key::V4(k) => {
+                        self.index4.remove(&k);
+                    }
+                    Key::V6(k) => {
+                        self.index6.remove(&k);
+                    }
+                }
+                self.last4 = (0, u32::MAX);
+            }
+            let mut f = self.slots[slot as usize].take().expect("checked above");
+            self.free.push(slot);
+            infer::refresh(&mut f);
+            if self.warnings.len() < 64 {
+                self.warnings.extend(bounds_warning(&f));
+            }
+            self.retired.push(f);
+        }
+    }
+
+    /// Connections retired since the last call (each summarised, its rows dropped), in the
+    /// order they were retired.
+    pub fn take_retired(&mut self) -> std::vec::Drain<'_, TcpFlow> {
+        self.retired.drain(..)
+    }
+
+    /// Whether connections wait in `take_retired`.
+    pub fn has_retired(&self) -> bool {
+        !self.retired.is_empty()
+    }
+
+    /// Connections open (not retired).
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
     }
 
     #[inline]
@@ -206,17 +317,27 @@ impl TcpTracker {
         dst: (IpAddr, u16),
         fl: u8,
     ) -> Option<u32> {
-        if self.flows.len() >= self.max_flows {
+        if self.live() >= self.max_flows {
             return None;
         }
-        let id = self.flows.len();
+        let id = self.next_id;
+        self.next_id += 1;
         let mut f = TcpFlow::new(id, ts_ns, frame, src, dst, fl);
         for d in &mut f.dirs {
             d.skip_rows = !self.keep_rows;
         }
         let client_lo = (f.ep[0] == src) == src_lo;
-        self.flows.push(f);
-        let en = id as u32 | if client_lo { CLIENT_LO } else { 0 };
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(f);
+                s
+            }
+            None => {
+                self.slots.push(Some(f));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let en = slot | if client_lo { CLIENT_LO } else { 0 };
         match key {
             Key::V4(k) => {
                 self.index4.insert(k, en);
@@ -229,12 +350,13 @@ impl TcpTracker {
         Some(en)
     }
 
-    /// Ends the pass: every connection is summarised (`infer`).
+    /// Ends the pass: every connection is summarised (`infer`); the result lists the retired
+    /// connections not taken and those still open, in id order.
     pub fn finish(self) -> TcpResult {
         let mut warnings = Vec::new();
         if self.over_limit > 0 {
             warnings.push(format!(
-                "TCP: more than {} connections; {} segments of further connections not tracked",
+                "TCP: more than {} connections open at once; {} segments of further connections not tracked",
                 self.max_flows, self.over_limit
             ));
         }
@@ -244,22 +366,20 @@ impl TcpTracker {
                 self.malformed
             ));
         }
-        let mut flows = self.flows;
-        for f in &mut flows {
+        warnings.extend(self.warnings);
+        let mut open: Vec<TcpFlow> = self.slots.into_iter().flatten().collect();
+        for f in &mut open {
             if f.summarised {
                 infer::refresh(f);
             } else {
                 infer::summarise(f);
             }
-            let forgotten: u64 = f.dirs.iter().map(|d| d.forgotten).sum();
-            let dropped: u64 = f.dirs.iter().map(|d| d.dropped_rows).sum();
-            if forgotten + dropped > 0 {
-                warnings.push(format!(
-                    "TCP connection {}: {forgotten} outstanding segments forgotten, {dropped} event rows not kept (bounds)",
-                    f.id
-                ));
-            }
         }
+        open.sort_unstable_by_key(|f| f.id);
+        warnings.extend(open.iter().filter_map(bounds_warning));
+        let mut flows = self.retired;
+        flows.append(&mut open);
+        flows.sort_unstable_by_key(|f| f.id);
         TcpResult { flows, warnings }
     }
 }

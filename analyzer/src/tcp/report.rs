@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::dir::TcpDir;
 use super::flow::TcpFlow;
 use super::infer::DirSummary;
-use crate::analyze::CaptureAnalysis;
+use crate::analyze::TimeBase;
 use crate::infer::stats::Dist;
 use crate::report_infer::RtxCounts;
 
@@ -133,7 +133,7 @@ fn ms(ns: i64) -> f64 {
 }
 
 impl TcpFlowReport {
-    pub fn new(c: &CaptureAnalysis, f: &TcpFlow) -> Self {
+    pub fn new(c: TimeBase, f: &TcpFlow) -> Self {
         let opt = |i: usize| TcpOptionsReport {
             mss: f.opts[i].mss,
             wscale: f.opts[i].wscale,
@@ -171,13 +171,7 @@ impl TcpFlowReport {
     }
 }
 
-fn dir_report(
-    c: &CaptureAnalysis,
-    f: &TcpFlow,
-    s: usize,
-    d: &TcpDir,
-    sum: &DirSummary,
-) -> TcpDirReport {
+fn dir_report(c: TimeBase, f: &TcpFlow, s: usize, d: &TcpDir, sum: &DirSummary) -> TcpDirReport {
     TcpDirReport {
         sender: s as u8,
         vantage: sum.vantage.as_str().to_string(),

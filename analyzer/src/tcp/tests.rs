@@ -520,3 +520,113 @@ fn random_segments_do_not_panic() {
     let flows = t.finish();
     assert!(!flows.is_empty());
 }
+
+/// A connection on `sp` -> 80: handshake, 100 bytes each way, FIN both ways, all acknowledged,
+/// starting at `t0_ms` (each segment 10 ms after the previous one).
+fn closed_connection(tr: &mut TcpTracker, frame: &mut u64, sp: u16, t0_ms: i64) {
+    let c = [
+        (true, 100, 0, SYN, 0),
+        (false, 500, 101, SYN | ACK, 0),
+        (true, 101, 501, ACK, 100),
+        (false, 501, 201, ACK, 100),
+        (true, 201, 601, ACK | FIN, 0),
+        (false, 601, 202, ACK | FIN, 0),
+        (true, 202, 602, ACK, 0),
+    ];
+    for (i, (from_client, seq, ack, fl, len)) in c.into_iter().enumerate() {
+        *frame += 1;
+        let (src, dst, s, d) = if from_client {
+            (A, B, sp, 80)
+        } else {
+            (B, A, 80, sp)
+        };
+        let ip = IpPacket {
+            src,
+            dst,
+            proto: 6,
+            ttl: 64,
+            payload: Cow::Owned(seg(s, d, seq, ack, fl, &[], len)),
+            missing: 0,
+            reassembled: false,
+        };
+        tr.segment(*frame, (t0_ms + 10 * i as i64) * MS, &ip);
+    }
+}
+
+#[test]
+fn connections_over_and_silent_past_time_wait_are_retired() {
+    // RFC 9293 3.6.1: 2 x MSL after it is over, a connection is retired (no rows kept).
+    let mut tr = TcpTracker::with_limit(2);
+    tr.keep_rows = false;
+    let mut frame = 0;
+    closed_connection(&mut tr, &mut frame, 1000, 0);
+    closed_connection(&mut tr, &mut frame, 1001, 1_000);
+    // 239 s after the first closed: nothing retired yet.
+    closed_connection(&mut tr, &mut frame, 1003, 239_000);
+    assert!(!tr.has_retired());
+    // The bound of 2 open connections held the third: it was only counted.
+    assert_eq!(tr.over_limit, 7);
+    // 241 s after the second one: both retired, in that order, summarised and whole.
+    closed_connection(&mut tr, &mut frame, 1002, 242_000);
+    let retired: Vec<_> = tr.take_retired().collect();
+    assert_eq!(retired.iter().map(|f| f.id).collect::<Vec<_>>(), [0, 1]);
+    for f in &retired {
+        assert!(f.summarised && f.closed());
+        assert_eq!(f.packets, 7);
+        assert_eq!(f.dirs[0].new_bytes, 100);
+        assert!(f.summary[0].is_some());
+    }
+    // The retired connections freed their places: the new one is tracked.
+    assert_eq!(tr.live(), 1);
+    let r = tr.finish();
+    assert_eq!(r.flows.iter().map(|f| f.id).collect::<Vec<_>>(), [2]);
+    assert_eq!(r.flows[0].ep[0].1, 1002);
+}
+
+#[test]
+fn a_late_segment_keeps_a_connection_and_a_reused_port_gets_its_own() {
+    let mut tr = TcpTracker::new();
+    tr.keep_rows = false;
+    let mut frame = 0;
+    closed_connection(&mut tr, &mut frame, 1000, 0);
+    // A retransmitted FIN-ACK 100 s later (in TIME-WAIT) belongs to the old connection and
+    // restarts its silence.
+    frame += 1;
+    let late = IpPacket {
+        src: B,
+        dst: A,
+        proto: 6,
+        ttl: 64,
+        payload: Cow::Owned(seg(80, 1000, 601, 202, ACK | FIN, &[], 0)),
+        missing: 0,
+        reassembled: false,
+    };
+    tr.segment(frame, 100_000 * MS, &late);
+    // The port is reused at 200 s (RFC 9293 3.4.1: a new SYN after the close).
+    closed_connection(&mut tr, &mut frame, 1000, 200_000);
+    // At 300 s neither is retired: the first was heard from at 100 s, the second closed at 200 s.
+    closed_connection(&mut tr, &mut frame, 2000, 300_000);
+    assert!(!tr.has_retired());
+    // At 341 s the first goes, at 441 s the second; the 4-tuple's entry follows the newest.
+    closed_connection(&mut tr, &mut frame, 2001, 341_000);
+    assert_eq!(
+        tr.take_retired()
+            .map(|f| (f.id, f.packets))
+            .collect::<Vec<_>>(),
+        [(0, 8)]
+    );
+    closed_connection(&mut tr, &mut frame, 2002, 441_000);
+    assert_eq!(
+        tr.take_retired()
+            .map(|f| (f.id, f.packets))
+            .collect::<Vec<_>>(),
+        [(1, 7)]
+    );
+    // After retirement a stray segment of the old 4-tuple starts a new connection.
+    frame += 1;
+    tr.segment(frame, 700_000 * MS, &late);
+    let r = tr.finish();
+    let last = r.flows.last().unwrap();
+    assert_eq!((last.ep[1].1, last.packets), (80, 1));
+    assert!(!last.handshake_seen());
+}
