@@ -439,9 +439,14 @@ impl<'o> Pass<'o> {
             self.first_ns = b.first_ns;
         }
         let mut warnings = std::mem::take(&mut b.warnings).into_iter().peekable();
+        // Index of the item before which the next warning was met (one comparison per item).
+        let mut next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
         for (i, item) in b.items.iter().enumerate() {
-            while let Some((_, w)) = warnings.next_if(|(at, _)| *at <= i) {
-                self.warnings.push(|| w);
+            if i >= next_warning {
+                while let Some((_, w)) = warnings.next_if(|(at, _)| *at <= i) {
+                    self.warnings.push(|| w);
+                }
+                next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
             let ip = item.ip(&b.arena);
             match item.kind {

@@ -111,9 +111,11 @@ pub struct TcpDir {
     rttvar: f64,
     // Results.
     pub rtt: Samples,
-    pub rtt_multi: Samples,
+    /// Smallest RTT sample of an ACK of two or more segments, and of the handshake (ms): the
+    /// base RTT (`infer`).
+    pub rtt_multi_min: Option<f64>,
     pub ts_rtt: Samples,
-    pub handshake_rtt: Samples,
+    pub handshake_rtt_min: Option<f64>,
     pub resp_min_ns: Option<i64>,
     pub rtt_rows: Vec<RttRow>,
     /// Do not keep `rtt_rows` (no table wanted): the summaries come from the samples.
@@ -143,20 +145,14 @@ impl TcpDir {
         self.recs.len()
     }
 
-    /// After the connection was summarised (`infer::summarise`): keeps only the summaries of
-    /// the samples and drops the rows the summary was made from (lone ACKs, retransmission rows,
-    /// rate bins, RTT rows, the empty outstanding-segment queue); what the report reads besides
-    /// the summary (counters, timeouts, outages) stays.
-    pub fn compact(&mut self) {
-        for s in [
-            &mut self.rtt,
-            &mut self.rtt_multi,
-            &mut self.ts_rtt,
-            &mut self.handshake_rtt,
-            &mut self.transfer_ms,
-        ] {
-            s.freeze();
-        }
+    /// After the connection was summarised (`infer::summarise`, `sum` for this direction):
+    /// keeps only the summaries of the samples and drops the rows the summary was made from
+    /// (lone ACKs, retransmission rows, rate bins, RTT rows, the empty outstanding-segment
+    /// queue); what the report reads besides the summary (counters, timeouts, outages) stays.
+    pub fn compact(&mut self, sum: Option<&super::infer::DirSummary>) {
+        self.rtt.freeze_with(sum.and_then(|s| s.rtt));
+        self.ts_rtt.freeze_with(sum.and_then(|s| s.ts_rtt));
+        self.transfer_ms.freeze_with(sum.and_then(|s| s.transfer));
         if self.recs.is_empty() {
             self.recs = VecDeque::new();
         }
@@ -247,11 +243,13 @@ impl TcpDir {
             RttKind::Data => {
                 self.rtt.push(ms);
                 if row.segments_acked >= 2 {
-                    self.rtt_multi.push(ms);
+                    self.rtt_multi_min = Some(self.rtt_multi_min.map_or(ms, |m| m.min(ms)));
                 }
                 self.estimate(ms);
             }
-            RttKind::Handshake => self.handshake_rtt.push(ms),
+            RttKind::Handshake => {
+                self.handshake_rtt_min = Some(self.handshake_rtt_min.map_or(ms, |m| m.min(ms)));
+            }
             RttKind::Timestamp => self.ts_rtt.push(ms),
         }
         if !self.skip_rows {

@@ -142,7 +142,7 @@ fn summarise_dir(
     // Base RTT (METRICS.md "RTT"): answers that are not delayed: the handshake, and ACKs of
     // two or more segments. Only at the sender is it a round trip.
     let base_rtt_ms = if at_sender {
-        match (d.handshake_rtt.min(), d.rtt_multi.min()) {
+        match (d.handshake_rtt_min, d.rtt_multi_min) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -221,8 +221,8 @@ impl TcpTracker {
             // over any number of connections; a late duplicate only updates the counters), and
             // retired once silent for `RETIRE_NS`.
             infer::summarise(f);
-            for d in &mut f.dirs {
-                d.compact();
+            for (d, sum) in f.dirs.iter_mut().zip(&f.summary) {
+                d.compact(sum.as_deref());
             }
             f.summarised = true;
             self.settled.push(Reverse((ts_ns, slot, f.id)));
@@ -238,6 +238,8 @@ impl TcpTracker {
 
     /// Retires settled connections silent for `RETIRE_NS` at `now_ns` (oldest first); one heard
     /// from since it settled goes back in the queue with its last segment's time.
+    #[cold]
+    #[inline(never)]
     fn retire_silent(&mut self, now_ns: i64) {
         while let Some(&Reverse((t, slot, id))) = self.settled.peek() {
             if now_ns - t < RETIRE_NS {
@@ -306,7 +308,11 @@ impl TcpTracker {
         }
     }
 
+    /// A new connection (out of line: its state is built on the stack, a few KB that the
+    /// per-segment path should not reserve on every call).
     #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
     fn open(
         &mut self,
         key: Key,
