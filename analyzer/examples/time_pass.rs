@@ -2,14 +2,21 @@
 //! no output writing and without polars (builds in a fraction of the CLI's time): the quick loop
 //! for profiling the pass (`perf record`), not a benchmark (use bench/compare.sh for those).
 //!
-//! Usage: cargo run --release --no-default-features --example time_pass -- CAPTURE [--no-tcp]
-//! [--jobs 1]
+//! Usage: cargo run --release --no-default-features --features mimalloc --example time_pass --
+//! CAPTURE [--no-tcp] [--jobs 1]
 
 use std::time::Instant;
+
+// The CLI's allocator, so that the pass is timed as the CLI runs it.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: analyzer::alloc::MiMalloc = analyzer::alloc::MiMalloc;
 
 use analyzer::analyze::{analyze_file_streaming, Ended, Options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    #[cfg(feature = "mimalloc")]
+    analyzer::alloc::tune();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
         eprintln!("usage: time_pass CAPTURE [--no-tcp] [--jobs 1]");

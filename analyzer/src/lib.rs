@@ -4,6 +4,8 @@
 //! Data flows one way: `capture` (frames) -> `net` (IP packets) -> `sctp` (chunks) ->
 //! `assoc` (association state) -> `report` (JSON contract) and `frames` (DataFrames).
 
+#[cfg(feature = "mimalloc")]
+pub mod alloc;
 pub mod analyze;
 pub mod assoc;
 pub mod capture;

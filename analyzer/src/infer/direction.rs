@@ -865,22 +865,25 @@ impl DirInfer {
     }
 
     /// Drops per-event rows and samples, keeping counters, summaries and the events that the
-    /// JSON report lists (timeouts, retransmissions, failovers).
-    pub fn compact(&mut self) {
+    /// JSON report lists (timeouts, retransmissions, failovers); `sum` is the direction's summary.
+    pub fn compact(&mut self, sum: Option<&super::summary::DirSummary>) {
         self.tsns = VecDeque::new();
         self.rtt_rows = Vec::new();
         self.lone_acks = Vec::new();
         self.messages = Vec::new();
         self.pending_msgs = VecDeque::new();
-        self.transfer_ms.freeze();
-        self.message_starts.freeze();
+        // The summary holds what is read of these (no second computation); of the message
+        // starts only count, sum and max are read, of `rtt_multi` only the minimum.
+        self.transfer_ms
+            .freeze_with(sum.and_then(|s| s.transfer_ms));
+        self.message_starts.freeze_with(None);
         self.retransmissions.shrink_to_fit();
         self.timeouts.shrink_to_fit();
         self.failovers.shrink_to_fit();
         self.dsts.shrink_to_fit();
         for d in &mut self.dsts {
             d.rtt.freeze();
-            d.rtt_multi.freeze();
+            d.rtt_multi.freeze_with(None);
             d.hb_rtt.freeze();
             d.bytes_per_s = Vec::new();
             d.episode_rtx = Vec::new();

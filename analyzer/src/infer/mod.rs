@@ -193,7 +193,7 @@ impl AssocInfer {
     /// associations that ended while the capture goes on).
     pub fn compact(&mut self) {
         for (d, sum) in self.dirs.iter_mut().zip(self.summary.iter_mut()) {
-            d.compact();
+            d.compact(sum.as_ref());
             if let Some(s) = sum {
                 s.sack_delay_samples = Vec::new();
             }

@@ -77,6 +77,10 @@ impl Samples {
         (self.n > 0).then_some(self.min)
     }
 
+    pub fn max(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.max)
+    }
+
     pub fn values(&self) -> &[f64] {
         &self.kept
     }

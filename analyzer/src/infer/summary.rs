@@ -349,7 +349,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         "single"
     });
     let max_gap_ms = match vantage {
-        Vantage::Receiver => dir.message_starts.dist().map(|d| d.max),
+        Vantage::Receiver => dir.message_starts.max(),
         Vantage::Sender => (dir.max_gap_ns > 0).then(|| dir.max_gap_ns as f64 / 1e6),
         _ => None,
     };

@@ -1,0 +1,36 @@
+//! The CLI's allocator: mimalloc, tuned to give freed memory back at once.
+//!
+//! The pass builds associations and connections on the analysing thread and frees them on the
+//! emitting one; mimalloc is markedly faster at that than the system allocator (1 GB SCTP
+//! capture: 17% less time). By default it keeps freed pages for 10 ms before returning them,
+//! which under a steady stream of frees made peak RSS vary run to run (210-320 MB on the
+//! 1,000,000-tag hostile capture, 185-200 MB when returned at once) at no measurable speed cost.
+
+/// The global allocator of a binary that wants it (`#[global_allocator]`).
+pub use mimalloc::MiMalloc;
+
+/// `mi_option_purge_delay` in mimalloc.h (v2 and v3: the 16th option; libmimalloc-sys names no
+/// constant for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Freed memory is returned to the OS at once (call first thing in `main`).
+pub fn tune() {
+    // SAFETY: setting a documented option to a documented value (0 = purge at once); mimalloc
+    // reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_purge_delay_option_is_the_one_set() {
+        super::tune();
+        // SAFETY: reading an option.
+        let v = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
+        assert_eq!(v, 0);
+        // Its neighbours keep their defaults (the index names the right option).
+        // SAFETY: reading options.
+        let numa = unsafe { libmimalloc_sys::mi_option_get(16) };
+        assert_eq!(numa, 0, "mi_option_use_numa_nodes default");
+    }
+}
