@@ -16,7 +16,7 @@ use analyzer::analyze::{analyze_file_streaming, Ended, Options};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     #[cfg(feature = "mimalloc")]
-    analyzer::alloc::tune();
+    analyzer::alloc::tune(false);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(path) = args.first() else {
         eprintln!("usage: time_pass CAPTURE [--no-tcp] [--jobs 1]");

@@ -104,8 +104,6 @@ struct AnalyzeArgs {
 }
 
 fn main() -> ExitCode {
-    #[cfg(feature = "mimalloc")]
-    analyzer::alloc::tune();
     let cli = Cli::parse();
     match cli.command {
         Command::Analyze(args) => run_analyze(args),
@@ -200,6 +198,8 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         pipeline: jobs > captures.len(),
         ..opts
     };
+    #[cfg(feature = "mimalloc")]
+    analyzer::alloc::tune(jobs > 1 && captures.len() > 1);
     if format == Format::Json {
         return run_json(&captures, &opts, show_progress, jobs);
     }
