@@ -19,6 +19,7 @@ pub mod infer;
 pub mod inputs;
 pub mod json_stream;
 pub mod net;
+pub mod ordered;
 pub mod report;
 pub mod report_infer;
 pub mod sctp;

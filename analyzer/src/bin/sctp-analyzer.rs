@@ -285,31 +285,29 @@ fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usi
     if jobs > 1 && captures.len() > 1 {
         let result = (|| -> std::io::Result<()> {
             let mut stream = JsonStream::begin(out)?;
-            let pool = worker_pool(jobs);
             let bar = batch_bar(captures.len(), show_progress);
-            // Bounded memory: `jobs * 16` capture objects at a time, written in input order.
-            for group in captures.chunks(jobs * 16) {
-                let objects: Vec<_> = pool.install(|| {
-                    group
-                        .par_iter()
-                        .map(|p| {
-                            let r = capture_object(p, opts, &mut |_| {});
-                            if let Some(b) = &bar {
-                                b.inc(1);
-                            }
-                            r
-                        })
-                        .collect()
-                });
-                for o in objects {
+            // Bounded memory: at most `jobs * 16` capture objects wait, written in input order;
+            // no worker waits for another's slow capture (no groups).
+            analyzer::ordered::for_each_ordered(
+                captures,
+                jobs,
+                jobs * 16,
+                |p| {
+                    let r = capture_object(p, opts, &mut |_| {});
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    r
+                },
+                |o| {
                     let (bytes, outcome) = o?;
                     if let Err(e) = outcome {
                         eprintln!("sctp-analyzer: {e}");
                         failed = true;
                     }
-                    stream.push_object(&bytes)?;
-                }
-            }
+                    stream.push_object(&bytes)
+                },
+            )?;
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
