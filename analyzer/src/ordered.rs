@@ -156,7 +156,9 @@ mod tests {
             },
         )
         .unwrap();
-        assert!(ahead.load(Ordering::SeqCst) < 5);
+        // A result is taken off the window before the sink runs for it: counted by the sink,
+        // a worker may be one further ahead than the window.
+        assert!(ahead.load(Ordering::SeqCst) <= 5);
     }
 
     #[test]
