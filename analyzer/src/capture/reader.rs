@@ -47,37 +47,6 @@ enum Mode {
     },
 }
 
-impl Mode {
-    /// Classic pcap after its file header of `header_len` bytes: (format, mode, position).
-    fn classic(
-        big_endian: bool,
-        nanos: bool,
-        modified: bool,
-        linktype: u32,
-        snaplen: u32,
-        header_len: usize,
-    ) -> (CaptureFormat, Mode, u64) {
-        let mode = Mode::Classic {
-            big_endian,
-            nanos,
-            record_header_len: classic::record_header_len(modified),
-            linktype,
-            snaplen,
-        };
-        (CaptureFormat::Pcap, mode, header_len as u64)
-    }
-
-    /// pcapng before its first SHB (which sets the byte order).
-    fn pcapng() -> (CaptureFormat, Mode, u64) {
-        let mode = Mode::Pcapng {
-            big_endian: false,
-            ifaces: Vec::new(),
-            sections: 0,
-        };
-        (CaptureFormat::Pcapng, mode, 0)
-    }
-}
-
 /// What the next bytes of the buffer are.
 enum Step {
     Frame {
@@ -166,58 +135,58 @@ impl CaptureReader {
     /// Reads a mapped (uncompressed) capture in place.
     fn from_map(map: memmap2::Mmap) -> Result<CaptureReader, CaptureError> {
         let prefix = read_prefix(&mut &map[..], false)?;
-        let mut inner = Input::Mapped {
+        let inner = Input::Mapped {
             map,
             pos: 0,
             released: 0,
         };
-        let (format, mode, pos) = match prefix.magic {
+        let shared = Arc::new(Shared::default());
+        Self::start(inner, prefix.magic, false, shared, INITIAL_CAPACITY)
+    }
+
+    /// A reader positioned after the file header (classic, read here) or before the first block
+    /// (pcapng), whatever the input.
+    fn start(
+        mut inner: Input,
+        magic: Magic,
+        gzip: bool,
+        shared: Arc<Shared>,
+        capacity: usize,
+    ) -> Result<CaptureReader, CaptureError> {
+        let (format, mode, pos) = match magic {
             Magic::Classic {
                 big_endian,
                 nanos,
                 modified,
             } => {
-                let (rest, h) = pcap_parser::parse_pcap_header(inner.data()).map_err(|e| {
-                    let reason = match &e {
-                        nom::Err::Error(e) | nom::Err::Failure(e) => describe(e),
-                        nom::Err::Incomplete(_) => "incomplete file header".into(),
-                    };
-                    CaptureError::BadHeader {
-                        format: "pcap",
-                        offset: 0,
-                        reason: format!("pcap-parser: {reason}"),
-                    }
-                })?;
-                let n = inner.data().len() - rest.len();
-                inner.consume(n);
-                let (linktype, snaplen) = (classic::linktype(h.network.0), h.snaplen);
-                Mode::classic(big_endian, nanos, modified, linktype, snaplen, n)
+                let (n, linktype, snaplen) =
+                    inner
+                        .classic_header()
+                        .map_err(|reason| CaptureError::BadHeader {
+                            format: "pcap",
+                            offset: 0,
+                            reason: format!("pcap-parser: {reason}"),
+                        })?;
+                let mode = Mode::Classic {
+                    big_endian,
+                    nanos,
+                    record_header_len: classic::record_header_len(modified),
+                    linktype,
+                    snaplen,
+                };
+                (CaptureFormat::Pcap, mode, n as u64)
             }
-            Magic::Pcapng => Mode::pcapng(),
+            Magic::Pcapng => {
+                // The first SHB sets the byte order.
+                let mode = Mode::Pcapng {
+                    big_endian: false,
+                    ifaces: Vec::new(),
+                    sections: 0,
+                };
+                (CaptureFormat::Pcapng, mode, 0)
+            }
         };
-        let shared = Arc::new(Shared::default());
-        Ok(Self::start(
-            inner,
-            format,
-            false,
-            shared,
-            mode,
-            INITIAL_CAPACITY,
-            pos,
-        ))
-    }
-
-    /// A reader positioned after the file header (classic) or before the first block (pcapng).
-    fn start(
-        inner: Input,
-        format: CaptureFormat,
-        gzip: bool,
-        shared: Arc<Shared>,
-        mode: Mode,
-        capacity: usize,
-        pos: u64,
-    ) -> CaptureReader {
-        CaptureReader {
+        Ok(CaptureReader {
             inner,
             format,
             gzip,
@@ -233,7 +202,7 @@ impl CaptureReader {
             suppressed: 0,
             snaplen_warned: false,
             unknown_blocks_warned: Vec::new(),
-        }
+        })
     }
 
     /// Reads a capture from any byte source; gzip (magic 1f 8b) is detected and decompressed.
@@ -257,35 +226,8 @@ impl CaptureReader {
             offset: 0,
             reason: format!("pcap-parser: {}", describe(&e)),
         };
-        let mut inner = pcap_parser::create_reader(capacity, source).map_err(bad)?;
-        let (format, mode, pos) = match magic {
-            Magic::Classic {
-                big_endian,
-                nanos,
-                modified,
-            } => {
-                // pcap-parser returns the file header as the first block.
-                let (n, linktype, snaplen) = match inner.next() {
-                    Ok((n, PcapBlockOwned::LegacyHeader(h))) => {
-                        (n, classic::linktype(h.network.0), h.snaplen)
-                    }
-                    Ok(_) => return Err(bad(PcapError::HeaderNotRecognized)),
-                    Err(e) => return Err(bad(e)),
-                };
-                inner.consume(n);
-                Mode::classic(big_endian, nanos, modified, linktype, snaplen, n)
-            }
-            Magic::Pcapng => Mode::pcapng(),
-        };
-        Ok(Self::start(
-            Input::Stream(inner),
-            format,
-            gzip,
-            shared,
-            mode,
-            capacity,
-            pos,
-        ))
+        let inner = pcap_parser::create_reader(capacity, source).map_err(bad)?;
+        Self::start(Input::Stream(inner), magic, gzip, shared, capacity)
     }
 
     /// Whether the capture is read in place from a mapping of its file.
@@ -695,6 +637,35 @@ impl Input {
         if let Input::Stream(r) = self {
             r.grow(capacity);
         }
+    }
+
+    /// The classic pcap file header at the start of `data()`, consumed: (its length, link type,
+    /// snap length), or why it could not be parsed.
+    fn classic_header(&mut self) -> Result<(usize, u32, u32), String> {
+        let parsed = match self {
+            // pcap-parser's reader returns the file header as the first block.
+            Input::Stream(r) => match r.next() {
+                Ok((n, PcapBlockOwned::LegacyHeader(h))) => {
+                    Ok((n, classic::linktype(h.network.0), h.snaplen))
+                }
+                Ok(_) => Err(describe(&PcapError::HeaderNotRecognized)),
+                Err(e) => Err(describe(&e)),
+            },
+            Input::Mapped { map, pos, .. } => {
+                let data = &map[*pos..];
+                match pcap_parser::parse_pcap_header(data) {
+                    Ok((rest, h)) => Ok((
+                        data.len() - rest.len(),
+                        classic::linktype(h.network.0),
+                        h.snaplen,
+                    )),
+                    Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(describe(&e)),
+                    Err(nom::Err::Incomplete(_)) => Err("incomplete file header".into()),
+                }
+            }
+        }?;
+        self.consume(parsed.0);
+        Ok(parsed)
     }
 
     /// The pcapng SHB or IDB at the start of `data()` (not consumed), parsed by pcap-parser in
