@@ -69,33 +69,28 @@ pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, C
     let magic = classic::sniff(&head4).map_err(|e| fatal(late.take()).unwrap_or(e))?;
     let header_len = loop {
         match header_end(magic, &bytes) {
-            Ok(None) => break header_len(magic, &bytes),
+            Ok(None) => break Ok(header_len(magic, &bytes)),
             Ok(Some(n)) if !eof && n <= PREFIX_MAX => {
                 fill(stream, &mut bytes, n, &mut eof, &mut late)
             }
             Ok(Some(n)) => {
-                if let Some(e) = fatal(late.take()) {
-                    return Err(e);
-                }
-                return Err(CaptureError::TruncatedHeader {
+                break Err(CaptureError::TruncatedHeader {
                     format: format_name(magic),
                     offset: 0,
                     have: bytes.len() as u64,
                     need: n as u64,
-                });
+                })
             }
             Err(reason) => {
-                if let Some(e) = fatal(late.take()) {
-                    return Err(e);
-                }
-                return Err(CaptureError::BadHeader {
+                break Err(CaptureError::BadHeader {
                     format: format_name(magic),
                     offset: 0,
                     reason,
-                });
+                })
             }
         }
-    };
+    }
+    .map_err(|e| fatal(late.take()).unwrap_or(e))?;
     // Extend to the end of the first packet record (or give up on malformed data: the record
     // loop reports that with its offset).
     let mut walk = FirstFrame::default();
