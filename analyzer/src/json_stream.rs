@@ -59,9 +59,9 @@ impl<W: Write> JsonStream<W> {
         let mut next = 0usize;
         // Comparison rows of the written associations wait in a spill file, not in memory; so do
         // retired TCP connections and their comparison rows (written after every SCTP row).
-        let mut spill = Spill::new()?;
-        let mut tcp_spill = Spill::new()?;
-        let mut tcp_rows_spill = Spill::new()?;
+        let mut spill = Spill::default();
+        let mut tcp_spill = Spill::default();
+        let mut tcp_rows_spill = Spill::default();
         let mut pending: BTreeMap<usize, AssocReport> = BTreeMap::new();
         let mut io_err: Option<io::Error> = None;
         let out = &mut self.out;
@@ -78,11 +78,7 @@ impl<W: Write> JsonStream<W> {
                 for row in crate::compare::rows(std::slice::from_ref(&a), &[]) {
                     spill.push(&row)?;
                 }
-                if written > 0 {
-                    out.write_all(b",")?;
-                }
-                serde_json::to_writer(&mut *out, &a).map_err(io::Error::other)?;
-                written += 1;
+                element(&mut *out, &mut written, &a)?;
             }
             Ok(())
         };
@@ -126,14 +122,11 @@ impl<W: Write> JsonStream<W> {
         self.out.write_all(b"]")?;
         // SCTP rows of the associations written above (spilled), then the TCP flows' rows.
         self.out.write_all(b",\"comparison\":[")?;
-        let mut n = spill.replay(&mut self.out, false)?;
-        n += tcp_rows_spill.replay(&mut self.out, n > 0)?;
+        let mut n = 0;
+        spill.replay(&mut self.out, &mut n)?;
+        tcp_rows_spill.replay(&mut self.out, &mut n)?;
         for row in crate::compare::rows(&[], &report.tcp_flows) {
-            if n > 0 {
-                self.out.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut self.out, &row).map_err(io::Error::other)?;
-            n += 1;
+            element(&mut self.out, &mut n, &row)?;
         }
         self.out.write_all(b"]")?;
         // The remaining fields, serialised straight from the report (no intermediate Value).
@@ -156,12 +149,10 @@ impl<W: Write> JsonStream<W> {
         self.out.write_all(&body[1..body.len() - 1])?;
         // The retired connections (spilled), then those open at the end.
         self.out.write_all(b",\"tcp_flows\":[")?;
-        let spilled = tcp_spill.replay(&mut self.out, false)?;
-        for (i, f) in report.tcp_flows.iter().enumerate() {
-            if spilled + i > 0 {
-                self.out.write_all(b",")?;
-            }
-            serde_json::to_writer(&mut self.out, f).map_err(io::Error::other)?;
+        let mut n = 0;
+        tcp_spill.replay(&mut self.out, &mut n)?;
+        for f in &report.tcp_flows {
+            element(&mut self.out, &mut n, f)?;
         }
         self.out.write_all(b"]}")?;
         Ok(outcome)
@@ -200,55 +191,61 @@ struct Rest<'a> {
     duration_s: f64,
 }
 
+/// Writes `v` as the next element of a JSON array of which `n` elements are written already.
+fn element(out: &mut impl Write, n: &mut usize, v: &impl serde::Serialize) -> io::Result<()> {
+    if *n > 0 {
+        out.write_all(b",")?;
+    }
+    serde_json::to_writer(&mut *out, v).map_err(io::Error::other)?;
+    *n += 1;
+    Ok(())
+}
+
 /// JSON values (comparison rows, TCP connections) written to a temporary file while the
-/// associations stream out.
+/// associations stream out; the file is made at the first value (most captures need none of
+/// some kinds, and a batch runs thousands of captures).
+#[derive(Default)]
 struct Spill {
-    path: std::path::PathBuf,
-    file: io::BufWriter<std::fs::File>,
+    file: Option<(std::path::PathBuf, io::BufWriter<std::fs::File>)>,
     rows: usize,
 }
 
 impl Spill {
-    fn new() -> io::Result<Self> {
-        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("sctp-analyzer-{}-{n}.json", std::process::id()));
-        let file = io::BufWriter::new(std::fs::File::create(&path)?);
-        Ok(Spill {
-            path,
-            file,
-            rows: 0,
-        })
+    fn push(&mut self, v: &impl serde::Serialize) -> io::Result<()> {
+        let file = match &mut self.file {
+            Some((_, f)) => f,
+            None => {
+                static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let path = std::env::temp_dir()
+                    .join(format!("sctp-analyzer-{}-{n}.json", std::process::id()));
+                let f = io::BufWriter::new(std::fs::File::create(&path)?);
+                &mut self.file.insert((path, f)).1
+            }
+        };
+        element(file, &mut self.rows, v)
     }
 
-    fn push(&mut self, row: &impl serde::Serialize) -> io::Result<()> {
-        if self.rows > 0 {
-            self.file.write_all(b",")?;
-        }
-        serde_json::to_writer(&mut self.file, row).map_err(io::Error::other)?;
-        self.rows += 1;
-        Ok(())
-    }
-
-    /// Copies the rows (comma-separated, after a comma when `after` and there are rows) into
-    /// `out`; returns how many there were.
-    fn replay(&mut self, out: &mut impl Write, after: bool) -> io::Result<usize> {
-        if self.rows == 0 {
-            return Ok(0);
-        }
-        if after {
+    /// Copies the values into the JSON array being written to `out`, of which `n` elements are
+    /// written already (`n` counts them in).
+    fn replay(&mut self, out: &mut impl Write, n: &mut usize) -> io::Result<()> {
+        let Some((path, file)) = &mut self.file else {
+            return Ok(());
+        };
+        file.flush()?;
+        if *n > 0 {
             out.write_all(b",")?;
         }
-        self.file.flush()?;
-        let mut f = std::fs::File::open(&self.path)?;
-        io::copy(&mut f, out)?;
-        Ok(self.rows)
+        io::copy(&mut std::fs::File::open(path)?, out)?;
+        *n += self.rows;
+        Ok(())
     }
 }
 
 impl Drop for Spill {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if let Some((path, _)) = &self.file {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
