@@ -375,17 +375,14 @@ enum Out {
     Progress(u64),
 }
 
-/// The report of an association that ended: summarised (and its detail dropped unless rows
-/// are kept) as `Pass::chunk` does for associations that stay in the tracker.
+/// The report of an association that ended (`AssocInfer::finish_ended`, as `Pass::chunk` does
+/// for associations that stay in the tracker).
 fn ended_report(
     mut assoc: Box<Association>,
     first_ns: Option<i64>,
     keep_rows: bool,
 ) -> AssocReport {
-    assoc.infer.finish();
-    if !keep_rows {
-        assoc.infer.compact();
-    }
+    assoc.infer.finish_ended(keep_rows);
     AssocReport::new(TimeBase { first_ns }, &assoc)
 }
 
@@ -621,10 +618,7 @@ impl<'o> Pass<'o> {
                 if self.streaming {
                     self.ended = Some(a);
                 } else {
-                    assoc.infer.finish();
-                    if !self.opts.keep_rows {
-                        assoc.infer.compact();
-                    }
+                    assoc.infer.finish_ended(self.opts.keep_rows);
                 }
             }
         }

@@ -201,6 +201,15 @@ impl AssocInfer {
         self.hbs = Default::default();
     }
 
+    /// An association that ended: summarised, and its per-event detail dropped unless the rows
+    /// are wanted (bounded memory over long captures).
+    pub fn finish_ended(&mut self, keep_rows: bool) {
+        self.finish();
+        if !keep_rows {
+            self.compact();
+        }
+    }
+
     /// Computes the per-direction summaries (vantage, SACK delay, RTO, PMR, spurious failovers).
     /// Runs once: when the association ends, or at the end of the capture.
     pub fn finish(&mut self) {

@@ -135,22 +135,6 @@ pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
     }
 }
 
-/// Quantile by linear interpolation without a full sort (selection, O(n)).
-pub fn quantile_select(v: &mut [f64], q: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let (_, &mut a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
-    if pos == lo as f64 {
-        return a;
-    }
-    // The next order statistic is the smallest of the upper part.
-    let b = rest.iter().copied().fold(f64::INFINITY, f64::min);
-    a + (b - a) * (pos - lo as f64)
-}
-
 /// An integer that orders like `f64::total_cmp` (IEEE 754 totalOrder): integer comparisons
 /// make a selection several times cheaper. Its own inverse.
 #[inline]
@@ -227,6 +211,23 @@ pub fn median(values: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Quantile by linear interpolation, one selection each: the reference `quantiles_select`
+    /// must agree with.
+    fn quantile_select(v: &mut [f64], q: f64) -> f64 {
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
+        let lo = pos.floor() as usize;
+        let (_, &mut a, rest) = v.select_nth_unstable_by(lo, f64::total_cmp);
+        if pos == lo as f64 {
+            return a;
+        }
+        // The next order statistic is the smallest of the upper part.
+        let b = rest.iter().copied().fold(f64::INFINITY, f64::min);
+        a + (b - a) * (pos - lo as f64)
+    }
 
     #[test]
     fn summary_of_known_values() {
