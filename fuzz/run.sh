@@ -12,7 +12,6 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(reader link_ip sctp_chunks analyze)
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 export RUSTC_BOOTSTRAP=1
-python3 sample-traces/broken/generate.py
 python3 fuzz/seeds.py
 cd fuzz
 # -O -a: release build with debug assertions (overflow checks), the analyzer without polars.

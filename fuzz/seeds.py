@@ -3,7 +3,7 @@
 
     python3 fuzz/seeds.py
 
-Sources: every capture of sample-traces/ and sample-traces/broken/ (generate.py first), cut to
+Sources: every capture of sample-traces/ and sample-traces/broken/ (committed), cut to
 the first 64 KiB of records so that inputs stay small and executions fast. Per target:
   reader       byte 0 = 0 (read as is) + the capture; byte 0 = 1 + the capture (gzip mode)
   analyze      the capture as it is

@@ -114,7 +114,6 @@ TRAVERSAL_SAMPLE=sample-traces/fmt_sender.pcap py traversal "$base" "$data" >/de
 alive "the traversal probes"
 
 echo "== fault: captures that trip the analyzer's bounds"
-python3 sample-traces/broken/generate.py
 bound_ids=""
 for f in caplen_over_256k.pcap sack_65535_dups.pcap ipv4_fragment_never_completed.pcap; do
   out=$(py upload-one "$base" "sample-traces/broken/$f")
