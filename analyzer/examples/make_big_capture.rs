@@ -8,7 +8,6 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use analyzer::capture::CaptureReader;
 use analyzer::synth::Source;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -18,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     }
     let target = (args[3].parse::<f64>()? * (1u64 << 20) as f64) as u64;
-    let src = Source::load(CaptureReader::open(std::path::Path::new(&args[1]))?)?;
+    let src = Source::open(std::path::Path::new(&args[1]))?;
     let mut out = BufWriter::with_capacity(1 << 20, File::create(&args[2])?);
     let (bytes, frames, copies) = src.write(&mut out, target)?;
     out.flush()?;

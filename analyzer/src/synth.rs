@@ -24,6 +24,11 @@ struct SourceFrame {
 
 impl Source {
     /// Loads every frame of `reader` (a small capture: it is held in memory).
+    /// `load` of the capture file at `path`.
+    pub fn open(path: &std::path::Path) -> Result<Source, CaptureError> {
+        Source::load(CaptureReader::open(path)?)
+    }
+
     pub fn load(mut reader: CaptureReader) -> Result<Source, CaptureError> {
         let mut dec = NetDecoder::new();
         let mut linktype = None;
@@ -73,7 +78,7 @@ impl Source {
         out.write_all(&[0; 8])?;
         out.write_all(&262_144u32.to_le_bytes())?;
         out.write_all(&self.linktype.to_le_bytes())?;
-        let (mut written, mut frames, mut copy) = (24u64, 0u64, 0u32);
+        let (mut written, mut copy) = (24u64, 0u32);
         let mut d = Vec::new();
         while written < target_bytes && !self.frames.is_empty() {
             for f in &self.frames {
@@ -92,11 +97,10 @@ impl Source {
                 out.write_all(&(d.len() as u32).to_le_bytes())?;
                 out.write_all(&d)?;
                 written += 16 + d.len() as u64;
-                frames += 1;
             }
             copy += 1;
         }
-        Ok((written, frames, copy))
+        Ok((written, u64::from(copy) * self.frames.len() as u64, copy))
     }
 
     /// The capture of `write` in memory.
@@ -116,10 +120,7 @@ fn patch_sctp(d: &mut [u8], o: usize, copy: u32) {
     }
     let mix = copy.wrapping_mul(0x9E37_79B9);
     // RFC 9260 3.1: source and destination ports, then the verification tag.
-    for i in [0usize, 2] {
-        let p = u16::from_be_bytes([d[o + i], d[o + i + 1]]).wrapping_add(copy as u16);
-        d[o + i..o + i + 2].copy_from_slice(&p.to_be_bytes());
-    }
+    shift_ports(d, o, copy);
     let tag = u32::from_be_bytes([d[o + 4], d[o + 5], d[o + 6], d[o + 7]]);
     if tag != 0 {
         d[o + 4..o + 8].copy_from_slice(&(tag ^ mix).to_be_bytes());
@@ -147,9 +148,14 @@ fn patch_sctp(d: &mut [u8], o: usize, copy: u32) {
 /// Copy `copy` of a TCP segment at `o`: ports shifted (RFC 9293 3.1). The TCP checksum is left
 /// as it was: neither we nor tshark (by default) nor tcptrace verify it.
 fn patch_tcp(d: &mut [u8], o: usize, copy: u32) {
-    if d.len() < o + 4 {
-        return;
+    if d.len() >= o + 4 {
+        shift_ports(d, o, copy);
     }
+}
+
+/// Source and destination ports (the first two fields of SCTP and TCP headers alike) moved by
+/// the copy number.
+fn shift_ports(d: &mut [u8], o: usize, copy: u32) {
     for i in [0usize, 2] {
         let p = u16::from_be_bytes([d[o + i], d[o + i + 1]]).wrapping_add(copy as u16);
         d[o + i..o + i + 2].copy_from_slice(&p.to_be_bytes());

@@ -10,9 +10,7 @@ use analyzer::synth::Source;
 
 fn synth(copies_bytes: u64) -> Vec<u8> {
     let p = common::samples_dir().join("cut_p20_sack40_sender.pcap");
-    Source::load(CaptureReader::open(&p).unwrap())
-        .unwrap()
-        .to_vec(copies_bytes)
+    Source::open(&p).unwrap().to_vec(copies_bytes)
 }
 
 fn run(bytes: Vec<u8>, max_associations: usize, streaming: bool) -> (u64, usize, Vec<String>) {

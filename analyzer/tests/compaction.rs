@@ -68,13 +68,10 @@ fn streamed_json_equals_the_report() {
 fn streamed_json_with_retired_tcp_connections_equals_the_report() {
     // Copies of the mixed lab capture one after the other: long enough that TCP connections
     // are retired (and spilled) during the pass, RFC 9293 TIME-WAIT after they closed.
-    use analyzer::capture::CaptureReader;
     use analyzer::json_stream::JsonStream;
     use analyzer::synth::Source;
     let src = common::samples_dir().join("mixed_p20_cut5_rec8_sender.pcap");
-    let bytes = Source::load(CaptureReader::open(&src).unwrap())
-        .unwrap()
-        .to_vec(10_000_000);
+    let bytes = Source::open(&src).unwrap().to_vec(10_000_000);
     let p = std::env::temp_dir().join(format!("retire-{}.pcap", std::process::id()));
     std::fs::write(&p, bytes).unwrap();
     let opts = Options {

@@ -1,7 +1,7 @@
 //! Inputs of the criterion benches: sample traces repeated into in-memory captures
-//! (`analyzer::synth`), read through a cheap shared-buffer reader.
+//! (`analyzer::synth`), read through a cursor over a shared buffer.
 
-use std::io::Read;
+use std::io::Cursor;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -16,31 +16,12 @@ pub fn capture(name: &str) -> Arc<[u8]> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../sample-traces")
         .join(name);
-    let src = Source::load(CaptureReader::open(&p).expect("sample trace")).expect("source");
-    src.to_vec(BYTES).into()
+    Source::open(&p).expect("sample trace").to_vec(BYTES).into()
 }
 
-/// A reader over a shared buffer (no copy of the capture per iteration).
-pub struct SharedReader {
-    data: Arc<[u8]>,
-    pos: usize,
-}
-
-impl Read for SharedReader {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(self.data.len() - self.pos);
-        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
-    }
-}
-
+/// A reader over the shared buffer (no copy of the capture per iteration).
 pub fn reader(data: &Arc<[u8]>) -> CaptureReader {
-    CaptureReader::from_read(Box::new(SharedReader {
-        data: data.clone(),
-        pos: 0,
-    }))
-    .expect("capture header")
+    CaptureReader::from_read(Box::new(Cursor::new(Arc::clone(data)))).expect("capture header")
 }
 
 /// The kinds of capture the benches run on: (label, sample trace).
