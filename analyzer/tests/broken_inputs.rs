@@ -29,45 +29,12 @@ fn record(ts_s: u32, data: &[u8]) -> Vec<u8> {
 
 /// IPv4 (proto 132) + SCTP common header + the given chunk bytes, with a valid CRC32c.
 fn sctp_ip(vtag: u32, chunks: &[u8]) -> Vec<u8> {
-    let mut sctp = Vec::new();
-    sctp.extend_from_slice(&5000u16.to_be_bytes());
-    sctp.extend_from_slice(&5001u16.to_be_bytes());
-    sctp.extend_from_slice(&vtag.to_be_bytes());
-    sctp.extend_from_slice(&[0; 4]);
-    sctp.extend_from_slice(chunks);
-    let crc = analyzer::sctp::crc32c::compute(&sctp);
-    sctp[8..12].copy_from_slice(&crc.to_le_bytes());
-    let total = 20 + sctp.len();
-    let mut ip = vec![
-        0x45,
-        0,
-        (total >> 8) as u8,
-        total as u8,
-        0,
-        0,
-        0,
-        0,
-        64,
-        132,
-        0,
-        0,
-        10,
-        0,
-        0,
-        1,
-        10,
-        0,
-        0,
-        2,
-    ];
-    ip.extend_from_slice(&sctp);
-    ip
+    common::ipv4(&common::sctp(vtag, chunks), None)
 }
 
 fn data_chunk(tsn: u32) -> Vec<u8> {
-    let mut c = vec![0, 0x03, 0, 20];
-    c.extend_from_slice(&tsn.to_be_bytes());
-    c.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+    let mut c = Vec::new();
+    common::data_chunk(&mut c, tsn);
     c
 }
 

@@ -118,3 +118,35 @@ pub fn push_record(out: &mut Vec<u8>, ts_us: u64, data: &[u8]) {
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out.extend_from_slice(data);
 }
+
+// Hand-built SCTP over IPv4 packets (the broken-input tests).
+
+/// IPv4 (RFC 791 3.1), 10.0.0.1 -> 10.0.0.2, protocol 132; `total` None = the real length.
+pub fn ipv4(payload: &[u8], total: Option<u16>) -> Vec<u8> {
+    let total = total.unwrap_or((20 + payload.len()) as u16);
+    let mut v = vec![0x45, 0];
+    v.extend_from_slice(&total.to_be_bytes());
+    v.extend_from_slice(&[0, 0, 0, 0, 64, 132, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]);
+    v.extend_from_slice(payload);
+    v
+}
+
+/// SCTP common header (RFC 9260 3.1) with its CRC32c (6.8), ports 5000 -> 5001.
+pub fn sctp(vtag: u32, chunks: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(12 + chunks.len());
+    v.extend_from_slice(&5000u16.to_be_bytes());
+    v.extend_from_slice(&5001u16.to_be_bytes());
+    v.extend_from_slice(&vtag.to_be_bytes());
+    v.extend_from_slice(&[0; 4]);
+    v.extend_from_slice(chunks);
+    let crc = analyzer::sctp::crc32c::compute(&v);
+    v[8..12].copy_from_slice(&crc.to_le_bytes());
+    v
+}
+
+/// DATA (RFC 9260 3.3.1), B and E set, stream 1, SSN 0, PPID 0, 4 bytes of user data.
+pub fn data_chunk(out: &mut Vec<u8>, tsn: u32) {
+    out.extend_from_slice(&[0, 0x03, 0, 20]);
+    out.extend_from_slice(&tsn.to_be_bytes());
+    out.extend_from_slice(&[0, 1, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+}
