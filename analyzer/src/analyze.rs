@@ -17,12 +17,16 @@ use crate::tcp::TcpFlowReport;
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
 pub const SCTP_UDP_PORT: u16 = 9899;
 
-/// Batches read ahead of the analysis when pipelined (each up to 1024 packets or 1 MiB).
-const PIPELINE_DEPTH: usize = 4;
+/// Batches read ahead of the analysis when pipelined (each up to 4096 packets or 320 KiB).
+const PIPELINE_DEPTH: usize = 2;
 
 /// Batches analysed between two progress hand-overs to the emitting thread when no association
 /// ended (each hand-over wakes that thread).
 const HANDOVER_BATCHES: usize = 16;
+
+/// Retired TCP connections held before a hand-over (each is small; handing them on one by one
+/// woke the emitting thread thousands of times a second on TCP-heavy captures).
+const HANDOVER_TCP: usize = 16;
 
 /// Warnings kept per capture; further ones are only counted.
 const MAX_WARNINGS: usize = 50;
@@ -274,7 +278,7 @@ pub fn analyze_reader_streaming(
                         // Each hand-over wakes the emitting thread: progress alone waits for a
                         // few batches, ended associations go at once.
                         held += 1;
-                        if held < HANDOVER_BATCHES && pass.out.is_empty() {
+                        if held < HANDOVER_BATCHES && !pass.handover_due() {
                             continue;
                         }
                         held = 0;
@@ -395,6 +399,8 @@ struct Pass<'o> {
     ended: Option<u32>,
     /// Retired associations and progress not yet handed on (see `drain`).
     out: Vec<Out>,
+    /// `out` holds an ended association.
+    ended_pending: bool,
     emitted: u64,
     emitted_tcp: u64,
     tracker: Tracker,
@@ -414,6 +420,7 @@ impl<'o> Pass<'o> {
             streaming,
             ended: None,
             out: Vec::new(),
+            ended_pending: false,
             emitted: 0,
             emitted_tcp: 0,
             tracker: Tracker::new(opts.limits),
@@ -465,9 +472,17 @@ impl<'o> Pass<'o> {
         }
     }
 
+    /// Whether what the pass holds should be handed on now rather than with the next progress:
+    /// an ended association goes at once (holding them measured slower), retired TCP
+    /// connections in groups.
+    fn handover_due(&self) -> bool {
+        self.ended_pending || self.out.len() >= HANDOVER_TCP
+    }
+
     /// What the pass hands on after a batch: retired associations, then progress.
     fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
         self.out.push(Out::Progress(input_bytes));
+        self.ended_pending = false;
         self.out.drain(..)
     }
 
@@ -553,6 +568,7 @@ impl<'o> Pass<'o> {
         if let Some(assoc) = self.tracker.retire(a, now_ns) {
             self.emitted += 1;
             self.out.push(Out::Ended(self.first_ns, assoc));
+            self.ended_pending = true;
         }
     }
 

@@ -12,9 +12,13 @@ use crate::net::{self, IpPacket, NetDecoder};
 use crate::sctp;
 
 /// A batch is handed on once it holds this many packets ...
-const BATCH_ITEMS: usize = 1024;
-/// ... or this many payload bytes.
-const BATCH_BYTES: usize = 1 << 20;
+///
+/// Measured on the 1 GB bench captures: 1024 packets cost a hand-over (and, when the analysis
+/// waits, a thread wake-up) every ~70 us on TCP headers; 4096 cut TCP-on time by 15%.
+const BATCH_ITEMS: usize = 4096;
+/// ... or this many payload bytes: small enough that the batch is still in cache when the
+/// analysing thread reads it (1 MiB batches of SCTP measured 10% slower than 320 KiB).
+const BATCH_BYTES: usize = 320 << 10;
 
 /// What a batched packet carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
