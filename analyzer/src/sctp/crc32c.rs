@@ -15,12 +15,62 @@ pub const CHECKSUM_OFFSET: usize = 8;
 ///
 /// A packet shorter than 12 bytes is checksummed with whatever part of the field it has zeroed.
 pub fn compute(packet: &[u8]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if packet.len() >= CHECKSUM_OFFSET + 4 && std::arch::is_x86_feature_detected!("sse4.2") {
+        // SAFETY: the CPU has SSE4.2 (checked above).
+        return unsafe { sse42::compute(packet) };
+    }
+    portable(packet)
+}
+
+/// `compute` through the crc32c crate, three calls (before, in and after the field).
+fn portable(packet: &[u8]) -> u32 {
     let head = &packet[..packet.len().min(CHECKSUM_OFFSET)];
     let zero_len = packet.len().saturating_sub(CHECKSUM_OFFSET).min(4);
     let tail = packet.get(CHECKSUM_OFFSET + 4..).unwrap_or(&[]);
     let crc = crc32c(head);
     let crc = crc32c_append(crc, &[0u8; 4][..zero_len]);
     crc32c_append(crc, tail)
+}
+
+/// One pass of the SSE4.2 CRC32 instruction (which computes CRC-32C, the Castagnoli
+/// polynomial SCTP uses) over a whole packet, 8 bytes at a time from unaligned loads: the
+/// crc32c crate splits its input at 8-byte alignment and is called three times around the
+/// field, byte by byte at every seam (SCTP packets are short: ~40 instructions instead of ~17
+/// for a 130-byte packet, each 3 cycles of latency).
+#[cfg(target_arch = "x86_64")]
+mod sse42 {
+    use std::arch::x86_64::{_mm_crc32_u16, _mm_crc32_u32, _mm_crc32_u64, _mm_crc32_u8};
+
+    use super::CHECKSUM_OFFSET;
+
+    /// Needs `packet.len() >= 12`.
+    #[target_feature(enable = "sse4.2")]
+    pub(super) unsafe fn compute(packet: &[u8]) -> u32 {
+        let word = |at: usize| u64::from_le_bytes(packet[at..at + 8].try_into().unwrap());
+        // RFC 9260 6.8 / Appendix B: initial value all ones, the field taken as zero.
+        let mut crc = _mm_crc32_u64(u64::from(u32::MAX), word(0));
+        crc = u64::from(_mm_crc32_u32(crc as u32, 0));
+        let mut at = CHECKSUM_OFFSET + 4;
+        while at + 8 <= packet.len() {
+            crc = _mm_crc32_u64(crc, word(at));
+            at += 8;
+        }
+        let mut crc = crc as u32;
+        let rest = &packet[at..];
+        let (four, rest) = rest.split_at(rest.len() & 4);
+        if let Ok(b) = <[u8; 4]>::try_from(four) {
+            crc = _mm_crc32_u32(crc, u32::from_le_bytes(b));
+        }
+        let (two, rest) = rest.split_at(rest.len() & 2);
+        if let Ok(b) = <[u8; 2]>::try_from(two) {
+            crc = _mm_crc32_u16(crc, u16::from_le_bytes(b));
+        }
+        if let Some(&b) = rest.first() {
+            crc = _mm_crc32_u8(crc, b);
+        }
+        !crc
+    }
 }
 
 /// The stored checksum as the value `compute` returns (field read little-endian, RFC 9260
@@ -121,6 +171,19 @@ mod tests {
         let mut swapped = packets[0].0.clone();
         swapped[8..12].reverse();
         assert!(!verify(&swapped));
+    }
+
+    #[test]
+    fn fast_path_matches_the_crate_at_every_length() {
+        // Every length from the bare field to past two 8-byte words, and every remainder.
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 37 + 11) as u8).collect();
+        for len in 0..bytes.len() {
+            assert_eq!(
+                compute(&bytes[..len]),
+                portable(&bytes[..len]),
+                "length {len}"
+            );
+        }
     }
 
     #[test]
