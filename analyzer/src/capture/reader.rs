@@ -47,6 +47,18 @@ enum Mode {
     },
 }
 
+/// Length of a classic pcap record header (draft 5); the "modified" format's is 24.
+const CLASSIC_RECORD_HEADER_LEN: usize = 16;
+
+/// A record found by `CaptureReader::mapped_classic_record`.
+struct FastRecord {
+    /// Header and captured bytes.
+    len: usize,
+    ts_ns: i64,
+    linktype: u32,
+    orig_len: u32,
+}
+
 /// What the next bytes of the buffer are.
 enum Step {
     Frame {
@@ -274,6 +286,22 @@ impl CaptureReader {
         if self.done {
             return None;
         }
+        if let Some(r) = self.mapped_classic_record() {
+            self.frames += 1;
+            self.pending = r.len;
+            self.last_ts = r.ts_ns;
+            let Input::Mapped { map, pos, .. } = &self.inner else {
+                unreachable!("mapped_classic_record reads mapped input only")
+            };
+            return Some(Frame {
+                number: self.frames,
+                ts_ns: r.ts_ns,
+                linktype: r.linktype,
+                data: &map[*pos + CLASSIC_RECORD_HEADER_LEN..*pos + r.len],
+                orig_len: r.orig_len,
+                offset: self.pos,
+            });
+        }
         loop {
             let step = match self.mode {
                 Mode::Classic { .. } => self.classic_step(),
@@ -330,6 +358,45 @@ impl CaptureReader {
     }
 
     /// One classic pcap record (draft-ietf-opsawg-pcap 5).
+    /// The common case, read without the general machinery of `classic_step`: a whole record
+    /// of a little-endian classic pcap read in place from a mapping, within the snap length and
+    /// the record size limit. None for anything else (then `classic_step` reads it and deals
+    /// with what is unusual: short or oversized records, warnings, the end of the file).
+    #[inline]
+    fn mapped_classic_record(&self) -> Option<FastRecord> {
+        let (
+            Mode::Classic {
+                big_endian: false,
+                nanos,
+                record_header_len: CLASSIC_RECORD_HEADER_LEN,
+                linktype,
+                snaplen,
+            },
+            Input::Mapped { map, pos, .. },
+        ) = (&self.mode, &self.inner)
+        else {
+            return None;
+        };
+        let data = map.get(*pos..*pos + CLASSIC_RECORD_HEADER_LEN)?;
+        let h = classic::record_head(data, false)?;
+        // draft 5: a record within the snap length (0: none given) and our size limit.
+        let limit = if *snaplen == 0 {
+            MAX_RECORD_LEN
+        } else {
+            (*snaplen).min(MAX_RECORD_LEN)
+        };
+        let len = CLASSIC_RECORD_HEADER_LEN + h.caplen as usize;
+        if h.caplen > limit || *pos + len > map.len() {
+            return None;
+        }
+        Some(FastRecord {
+            len,
+            ts_ns: classic::ts_ns(&h, *nanos),
+            linktype: *linktype,
+            orig_len: h.origlen,
+        })
+    }
+
     fn classic_step(&mut self) -> Step {
         let Mode::Classic {
             big_endian,

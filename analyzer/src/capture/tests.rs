@@ -608,9 +608,24 @@ fn mapped_reading_equals_streamed_reading() {
         big_ng.extend_from_slice(&ng_src);
         big_ng.extend_from_slice(&be.buf);
     }
+    // The in-place fast path hands records over to the general one when they exceed the snap
+    // length (warned once) or the record size limit (reading stops): both must read the same.
+    let mut small_snaplen = big_classic.clone();
+    small_snaplen[16..20].copy_from_slice(&100u32.to_le_bytes());
+    let mut oversized = big_classic.clone();
+    let mut at = 24;
+    for _ in 0..500 {
+        at += 16 + u32::from_le_bytes(oversized[at + 8..at + 12].try_into().unwrap()) as usize;
+    }
+    oversized[at + 8..at + 12].copy_from_slice(&300_000u32.to_le_bytes());
     let tmp = std::env::temp_dir().join(format!("sctp-map-test-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
-    for (name, bytes) in [("classic", &big_classic), ("pcapng", &big_ng)] {
+    for (name, bytes) in [
+        ("classic", &big_classic),
+        ("pcapng", &big_ng),
+        ("classic-snaplen-100", &small_snaplen),
+        ("classic-oversized-501", &oversized),
+    ] {
         for cut in [bytes.len(), bytes.len() - 7] {
             let path = tmp.join(format!("{name}-{cut}"));
             std::fs::write(&path, &bytes[..cut]).unwrap();
@@ -618,16 +633,34 @@ fn mapped_reading_equals_streamed_reading() {
             assert!(rd.is_mapped(), "{name}: not mapped");
             let mapped = drain(rd);
             let streamed = read(&bytes[..cut]).unwrap();
+            let expect = if name.contains("oversized") {
+                500
+            } else {
+                1000
+            };
             assert!(
-                mapped.frames.len() > 1000,
+                mapped.frames.len() >= expect,
                 "{name}: {}",
                 mapped.frames.len()
             );
+            if name.contains("oversized") {
+                assert_eq!(mapped.frames.len(), 500, "{:?}", mapped.warnings);
+            }
+            if name.contains("snaplen") {
+                assert!(
+                    mapped
+                        .warnings
+                        .iter()
+                        .any(|w| w.contains("snap length 100")),
+                    "{:?}",
+                    mapped.warnings
+                );
+            }
             assert_eq!(mapped.frames, streamed.frames, "{name} cut {cut}");
             assert_eq!(mapped.warnings, streamed.warnings, "{name} cut {cut}");
             assert_eq!(mapped.format, streamed.format);
             assert_eq!((mapped.input, streamed.input), (cut as u64, cut as u64));
-            if cut < bytes.len() {
+            if cut < bytes.len() && !name.contains("oversized") {
                 assert!(
                     mapped.warnings.iter().any(|w| w.contains("truncated")),
                     "{:?}",
