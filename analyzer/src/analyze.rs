@@ -234,7 +234,7 @@ pub fn analyze_reader_streaming(
     mut emit: Option<&mut dyn FnMut(Ended)>,
 ) -> CaptureAnalysis {
     let mut pass = Pass::new(opts, emit.is_some());
-    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp);
+    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline);
     let mut out = |o: Out| match o {
         Out::Ended(first_ns, assoc) => {
             if let Some(emit) = emit.as_mut() {
