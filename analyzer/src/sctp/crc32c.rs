@@ -14,6 +14,7 @@ pub const CHECKSUM_OFFSET: usize = 8;
 /// CRC32c of `packet` with its checksum field (bytes 8..12) taken as zero; never allocates.
 ///
 /// A packet shorter than 12 bytes is checksummed with whatever part of the field it has zeroed.
+#[inline]
 pub fn compute(packet: &[u8]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if packet.len() >= CHECKSUM_OFFSET + 4 && std::arch::is_x86_feature_detected!("sse4.2") {
@@ -82,6 +83,7 @@ pub fn stored(packet: &[u8]) -> Option<u32> {
 
 /// True when the checksum field matches the CRC32c of the packet (RFC 9260 6.8). A packet cut
 /// by the capture cannot be verified and gives `false`; shorter than 12 bytes gives `false`.
+#[inline]
 pub fn verify(packet: &[u8]) -> bool {
     stored(packet).is_some_and(|s| s == compute(packet))
 }
