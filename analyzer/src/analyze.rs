@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
-use crate::net::IpPacket;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
 use crate::stage::{Batch, Item, ItemKind, Stage};
@@ -452,11 +451,10 @@ impl<'o> Pass<'o> {
                 }
                 next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
-            let ip = item.ip(&b.arena);
             match item.kind {
-                ItemKind::Sctp { .. } => self.sctp_packet(item, &ip),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, item.bytes(&b.arena)),
                 ItemKind::Tcp => {
-                    self.tcp.segment(item.frame, item.ts_ns, &ip);
+                    self.tcp.segment(item.frame, item.ts_ns, &item.ip(&b.arena));
                     if self.streaming && self.tcp.has_retired() {
                         let first_ns = self.first_ns;
                         for f in self.tcp.take_retired() {
@@ -486,10 +484,10 @@ impl<'o> Pass<'o> {
         self.out.drain(..)
     }
 
-    /// One SCTP packet (checksum already verified by `stage`).
-    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>) {
+    /// One SCTP packet, `bytes` as batched (checksum already verified by `stage`).
+    fn sctp_packet(&mut self, item: &Item, bytes: &[u8]) {
         let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
-        let (bytes, missing) = (&ip.payload[..], ip.missing);
+        let missing = item.missing as usize;
         let pkt = match SctpPacket::new_checked(bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -506,14 +504,14 @@ impl<'o> Pass<'o> {
         let ctx = PacketCtx {
             frame,
             ts_ns,
-            src: ip.src,
-            dst: ip.dst,
+            src: item.src,
+            dst: item.dst,
             src_port: pkt.src_port(),
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
             checksum_ok,
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
-            ttl: ip.ttl,
+            ttl: item.ttl,
         };
         let mut iter = pkt.chunks(missing);
         let mut first_err = None;

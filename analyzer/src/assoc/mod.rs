@@ -90,6 +90,8 @@ pub struct Association {
     pub packets: u64,
     /// Chunk counts per chunk type, in order of first appearance.
     pub chunk_counts: Vec<(u8, u64)>,
+    /// For the chunk types of RFC 9260 3.2 (0-15): 1 + their index in `chunk_counts`, or 0.
+    chunk_slot: [u8; 16],
     pub data_bytes: u64,
     pub bad_checksums: u64,
     /// Chunks whose length field was impossible (RFC 9260 3.2).
@@ -119,6 +121,7 @@ impl Association {
             first_frame: ctx.frame,
             packets: 0,
             chunk_counts: Vec::new(),
+            chunk_slot: [0; 16],
             data_bytes: 0,
             bad_checksums: 0,
             malformed_chunks: 0,
@@ -183,10 +186,7 @@ impl Association {
         view: &ChunkView<'_>,
         chunk: Option<&Chunk<'_>>,
     ) {
-        match self.chunk_counts.iter_mut().find(|(t, _)| *t == view.ctype) {
-            Some((_, n)) => *n += 1,
-            None => self.chunk_counts.push((view.ctype, 1)),
-        }
+        self.count_type(view.ctype);
         let Some(chunk) = chunk else { return };
         match chunk {
             Chunk::Data(d) => {
@@ -242,9 +242,33 @@ impl Association {
     /// A chunk with an impossible length: counted under its type and as malformed.
     pub fn count_malformed(&mut self, ctype: u8) {
         self.malformed_chunks += 1;
+        self.count_type(ctype);
+    }
+
+    /// One more chunk of type `ctype` (the common types through `chunk_slot`, without a search).
+    #[inline]
+    fn count_type(&mut self, ctype: u8) {
+        let slot = self
+            .chunk_slot
+            .get(usize::from(ctype))
+            .copied()
+            .unwrap_or(0);
+        if slot > 0 {
+            self.chunk_counts[usize::from(slot - 1)].1 += 1;
+            return;
+        }
         match self.chunk_counts.iter_mut().find(|(t, _)| *t == ctype) {
             Some((_, n)) => *n += 1,
-            None => self.chunk_counts.push((ctype, 1)),
+            None => {
+                self.chunk_counts.push((ctype, 1));
+                // At most 256 types: the index fits (a slot stays 0 past 255 entries).
+                if let (Some(s), Ok(i)) = (
+                    self.chunk_slot.get_mut(usize::from(ctype)),
+                    u8::try_from(self.chunk_counts.len()),
+                ) {
+                    *s = i;
+                }
+            }
         }
     }
 
@@ -277,4 +301,41 @@ fn reflected_tag(chunk: &Chunk<'_>) -> bool {
         chunk,
         Chunk::Abort { t_bit: true, .. } | Chunk::ShutdownComplete { t_bit: true }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_counts_keep_first_seen_order_through_the_slots() {
+        let addr: IpAddr = "10.0.0.1".parse().unwrap();
+        let ctx = PacketCtx {
+            frame: 1,
+            ts_ns: 0,
+            src: addr,
+            dst: addr,
+            src_port: 1,
+            dst_port: 2,
+            vtag: 7,
+            checksum_ok: Some(true),
+            udp_encap: false,
+            ttl: 64,
+        };
+        let ep = || Endpoint::new(1, None, addr);
+        let mut a = Association::new(0, &ctx, [ep(), ep()]);
+        // DATA, SACK, DATA, I-DATA (64, past the slots), ASCONF (0xC1), SACK, I-DATA.
+        for t in [0u8, 3, 0, 64, 0xC1, 3, 64] {
+            a.count_type(t);
+        }
+        a.count_malformed(15);
+        a.count_malformed(0);
+        assert_eq!(
+            a.chunk_counts,
+            vec![(0, 3), (3, 2), (64, 2), (0xC1, 1), (15, 1)]
+        );
+        assert_eq!(a.chunk_count(0), 3);
+        assert_eq!(a.chunk_count(15), 1);
+        assert_eq!(a.malformed_chunks, 2);
+    }
 }

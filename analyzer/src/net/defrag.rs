@@ -123,10 +123,17 @@ impl Defrag {
     }
 
     /// Drops chains older than the timeout. O(1) unless one is due.
+    #[inline]
     pub fn expire(&mut self, now: i64, stats: &mut NetStats) {
         if now.saturating_sub(self.oldest_ns) <= TIMEOUT_NS {
             return;
         }
+        self.expire_old(now, stats);
+    }
+
+    /// `expire` once a chain may have timed out (out of line: the common case is the test above).
+    #[inline(never)]
+    fn expire_old(&mut self, now: i64, stats: &mut NetStats) {
         let mut oldest = i64::MAX;
         self.chains.retain(|_, c| {
             if now.saturating_sub(c.first_ns) > TIMEOUT_NS {

@@ -30,6 +30,7 @@ pub(crate) enum Parsed<'a> {
 }
 
 /// Parses the IP header at `offset` of `data`.
+#[inline]
 pub(crate) fn parse(data: &[u8], offset: usize, l3: L3) -> Result<Parsed<'_>, NetError> {
     let s = data.get(offset..).unwrap_or(&[]);
     match l3 {
@@ -45,6 +46,7 @@ pub(crate) fn parse(data: &[u8], offset: usize, l3: L3) -> Result<Parsed<'_>, Ne
 }
 
 /// IPv4 (RFC 791 3.1). `s` starts at the header, `base` is its offset in the frame.
+#[inline]
 fn ipv4(s: &[u8], base: usize) -> Result<Parsed<'_>, NetError> {
     // The version first, so that a wrong header is not reported as a short one.
     if let Some(v) = s.first().map(|b| b >> 4).filter(|&v| v != 4) {

@@ -58,6 +58,7 @@ pub(crate) enum Link {
 }
 
 /// Slices the link header of `data` (captured with `linktype`).
+#[inline]
 pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
     match linktype {
         LINKTYPE_ETHERNET => {
