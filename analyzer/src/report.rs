@@ -158,7 +158,7 @@ impl AssocReport {
                 .map(|e| EndpointReport {
                     port: e.port,
                     vtag: e.vtag,
-                    addresses: e.addresses.iter().map(|x| x.to_string()).collect(),
+                    addresses: e.addresses.iter().map(crate::net::ip_text).collect(),
                 })
                 .collect(),
             handshake_seen: a.handshake_seen,
@@ -185,8 +185,8 @@ impl AssocReport {
                 .iter()
                 .map(|p| PathReport {
                     sender: p.sender,
-                    src: p.src.to_string(),
-                    dst: p.dst.to_string(),
+                    src: crate::net::ip_text(&p.src),
+                    dst: crate::net::ip_text(&p.dst),
                     packets: p.packets,
                     data_chunks: p.data_chunks,
                     data_bytes: p.data_bytes,

@@ -126,11 +126,13 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
         };
         let dir = &a.infer.dirs[s];
         let peer_tag = a.endpoints[1 - s].vtag;
-        let addr = |p: u16| {
-            dir.dsts
-                .get(p as usize)
-                .map_or(String::new(), |d| d.addr.to_string())
-        };
+        // Each destination's text once; rows (timeouts, failovers) clone it.
+        let names: Vec<String> = dir
+            .dsts
+            .iter()
+            .map(|d| crate::net::ip_text(&d.addr))
+            .collect();
+        let addr = |p: u16| names.get(p as usize).cloned().unwrap_or_default();
         let spurious = dir
             .retransmissions
             .iter()

@@ -19,7 +19,7 @@ fn dirs(c: &CaptureAnalysis) -> impl Iterator<Item = (&Association, usize, &DirI
 fn addr(d: &DirInfer, p: u16) -> String {
     d.dsts
         .get(p as usize)
-        .map_or(String::new(), |x| x.addr.to_string())
+        .map_or(String::new(), |x| crate::net::ip_text(&x.addr))
 }
 
 /// Builds a frame from (name, column) pairs collected row by row.
@@ -139,7 +139,7 @@ pub fn throughput(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
                     (
                         a.id as u32,
                         s as u32,
-                        p.addr.to_string(),
+                        crate::net::ip_text(&p.addr),
                         start + i as f64,
                         *b,
                     )
@@ -192,7 +192,7 @@ pub fn path_metrics(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
     frame!(c, rows.len();
         "assoc" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
         "sender" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
-        "path" => rows.iter().map(|r| r.2.addr.to_string()).collect::<Vec<_>>(),
+        "path" => rows.iter().map(|r| crate::net::ip_text(&r.2.addr)).collect::<Vec<_>>(),
         "new_data_chunks" => rows.iter().map(|r| r.2.new_data_chunks).collect::<Vec<_>>(),
         "new_data_bytes" => rows.iter().map(|r| r.2.new_data_bytes).collect::<Vec<_>>(),
         "retransmissions" => rows.iter().map(|r| r.2.retransmissions).collect::<Vec<_>>(),

@@ -223,11 +223,15 @@ fn paths(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         ),
         col(
             "src",
-            rows.iter().map(|r| r.1.src.to_string()).collect::<Vec<_>>(),
+            rows.iter()
+                .map(|r| crate::net::ip_text(&r.1.src))
+                .collect::<Vec<_>>(),
         ),
         col(
             "dst",
-            rows.iter().map(|r| r.1.dst.to_string()).collect::<Vec<_>>(),
+            rows.iter()
+                .map(|r| crate::net::ip_text(&r.1.dst))
+                .collect::<Vec<_>>(),
         ),
         col(
             "packets",

@@ -10,6 +10,7 @@ use std::net::IpAddr;
 
 use crate::capture::Frame;
 
+mod addr_text;
 mod defrag;
 mod error;
 mod ip;
@@ -19,6 +20,7 @@ pub mod transport;
 #[cfg(test)]
 mod tests;
 
+pub use addr_text::ip_text;
 pub use error::{NetError, NetErrorKind};
 
 /// An IP packet (after fragment reassembly) handed to the transport layer.

@@ -1,0 +1,54 @@
+//! IP addresses as report text: the same text as `Display` (dotted quad, RFC 5952 for IPv6),
+//! IPv4 written digit by digit (reports name every path, endpoint, timeout and failover by
+//! address: through `Display`'s formatting machinery that was 2.6% of the pass).
+
+use std::net::IpAddr;
+
+/// `a.to_string()`, faster for IPv4.
+pub fn ip_text(a: &IpAddr) -> String {
+    match a {
+        IpAddr::V4(v4) => {
+            let mut s = String::with_capacity(15);
+            for (i, o) in v4.octets().into_iter().enumerate() {
+                if i > 0 {
+                    s.push('.');
+                }
+                if o >= 100 {
+                    s.push(char::from(b'0' + o / 100));
+                }
+                if o >= 10 {
+                    s.push(char::from(b'0' + o / 10 % 10));
+                }
+                s.push(char::from(b'0' + o % 10));
+            }
+            s
+        }
+        IpAddr::V6(_) => a.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_text_as_display() {
+        for a in [
+            "0.0.0.0",
+            "10.201.1.2",
+            "255.255.255.255",
+            "100.9.10.99",
+            "1.20.203.4",
+            "::1",
+            "2001:db8::8:800:200c:417a",
+            "::ffff:10.0.0.1",
+        ] {
+            let ip: IpAddr = a.parse().unwrap();
+            assert_eq!(ip_text(&ip), ip.to_string(), "{a}");
+        }
+        for o in 0..=255u8 {
+            let ip = IpAddr::from([o, 255 - o, o / 3, o.wrapping_mul(7)]);
+            assert_eq!(ip_text(&ip), ip.to_string());
+        }
+    }
+}
