@@ -129,6 +129,36 @@ fn ipv4(s: &[u8], base: usize) -> Result<Parsed<'_>, NetError> {
     }))
 }
 
+/// The common frame, read without the general machinery: Ethernet II (no VLAN tag) carrying an
+/// IPv4 header without options (IHL 5) and with a Total Length, not a fragment (RFC 791 3.1: MF
+/// clear, offset 0), not an Authentication Header (RFC 4302). Gives what `link::slice` then
+/// `parse` give for such a frame, or None for anything else (which then takes that path).
+#[inline]
+pub(crate) fn ethernet_ipv4_simple(data: &[u8]) -> Option<IpPacket<'_>> {
+    // IEEE 802.3: destination(6) source(6) EtherType(2); 0x0800 = IPv4.
+    let s = data.get(14..)?;
+    if data[12..14] != [0x08, 0x00] || s.len() < 20 || s[0] != 0x45 {
+        return None;
+    }
+    let total = usize::from(u16::from_be_bytes([s[2], s[3]]));
+    // Flags and fragment offset (bytes 6-7): only DF (0x4000) may be set.
+    let frag = u16::from_be_bytes([s[6], s[7]]) & 0x3FFF;
+    let proto = s[9];
+    if total < 20 || frag != 0 || proto == AH {
+        return None;
+    }
+    let end = total.min(s.len());
+    Some(IpPacket {
+        src: IpAddr::from([s[12], s[13], s[14], s[15]]),
+        dst: IpAddr::from([s[16], s[17], s[18], s[19]]),
+        proto,
+        ttl: s[8],
+        payload: Cow::Borrowed(&s[20..end]),
+        missing: total - end,
+        reassembled: false,
+    })
+}
+
 /// RFC 4302 2.2: an Authentication Header in IPv4 is skipped to reach the upper layer; its
 /// Payload Length is in 32-bit words minus 2. Returns (upper protocol, bytes to skip).
 fn skip_ipv4_ah(

@@ -92,6 +92,15 @@ impl NetDecoder {
         self.stats.frames += 1;
         self.defrag.expire(frame.ts_ns, &mut self.stats);
         let data: &'a [u8] = frame.data;
+        if frame.linktype == link::LINKTYPE_ETHERNET {
+            if let Some(p) = ip::ethernet_ipv4_simple(data) {
+                self.stats.ipv4 += 1;
+                if p.missing > 0 {
+                    self.stats.truncated += 1;
+                }
+                return Ok(Some(p));
+            }
+        }
         let (l3, offset) = match link::slice(frame.linktype, data) {
             Ok(link::Link::Ip { l3, offset }) => (l3, offset),
             Ok(link::Link::NonIp) => {

@@ -487,3 +487,123 @@ fn shared_ip_fragments_reassembled() {
     assert_eq!(d.pending_fragments(), 2, "{s:?}");
     assert_eq!(s.reassembly_timeouts, 0);
 }
+
+/// The general path for an Ethernet frame: link slicing, then the IP parser.
+fn general(data: &[u8]) -> Option<IpPacket<'_>> {
+    match super::link::slice(super::link::LINKTYPE_ETHERNET, data).ok()? {
+        super::link::Link::Ip { l3, offset } => match super::ip::parse(data, offset, l3).ok()? {
+            super::ip::Parsed::Packet(p) => Some(p),
+            super::ip::Parsed::Fragment(_) => None,
+        },
+        super::link::Link::NonIp => None,
+    }
+}
+
+#[test]
+fn simple_ethernet_ipv4_path_equals_the_general_one() {
+    let body = payload(60);
+    let base = eth(0x0800, &ipv4(132, 7, (false, 0), &[], &body));
+    let mut cases: Vec<Vec<u8>> = Vec::new();
+    // Cut anywhere (short Ethernet, short IP header, payload cut by the snap length).
+    for cut in 0..=base.len() {
+        cases.push(base[..cut].to_vec());
+    }
+    // Ethernet padding after the IP packet.
+    let mut padded = base.clone();
+    padded.extend_from_slice(&[0; 10]);
+    cases.push(padded);
+    // Total Length 0 (segmentation offload), below the header, shorter and longer than captured.
+    for total in [0u16, 19, 20, 21, 50, 80, 200] {
+        let mut f = base.clone();
+        f[16..18].copy_from_slice(&total.to_be_bytes());
+        cases.push(f);
+    }
+    // Flags: DF alone stays simple; MF or an offset make a fragment.
+    for flags in [0x4000u16, 0x2000, 0x0001, 0x6000, 0x8000] {
+        let mut f = base.clone();
+        f[20..22].copy_from_slice(&flags.to_be_bytes());
+        cases.push(f);
+    }
+    // Options, AH, other protocols, other EtherTypes, VLAN, IPv6, wrong version.
+    cases.push(eth(0x0800, &ipv4(132, 7, (false, 0), &[1, 1, 1, 0], &body)));
+    cases.push(eth(
+        0x0800,
+        &ipv4(
+            51,
+            7,
+            (false, 0),
+            &[],
+            &[
+                132, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            ],
+        ),
+    ));
+    cases.push(eth(0x0800, &ipv4(6, 7, (false, 0), &[], &body)));
+    cases.push(eth(0x0806, &body));
+    cases.push(eth(
+        0x8100,
+        &[0, 5, 0x08, 0x00]
+            .iter()
+            .copied()
+            .chain(ipv4(132, 7, (false, 0), &[], &body))
+            .collect::<Vec<_>>(),
+    ));
+    cases.push(eth(0x86DD, &ipv6(132, &body)));
+    let mut v6in4 = base.clone();
+    v6in4[14] = 0x65;
+    cases.push(v6in4);
+    let mut simple = 0;
+    for (i, c) in cases.iter().enumerate() {
+        let Some(fast) = super::ip::ethernet_ipv4_simple(c) else {
+            continue;
+        };
+        simple += 1;
+        let g = general(c)
+            .unwrap_or_else(|| panic!("case {i}: fast path took a frame the general path rejects"));
+        assert_eq!(
+            (
+                fast.src,
+                fast.dst,
+                fast.proto,
+                fast.ttl,
+                &fast.payload[..],
+                fast.missing,
+                fast.reassembled
+            ),
+            (
+                g.src,
+                g.dst,
+                g.proto,
+                g.ttl,
+                &g.payload[..],
+                g.missing,
+                g.reassembled
+            ),
+            "case {i}"
+        );
+    }
+    assert!(simple > 20, "{simple}");
+    // And on real frames: every frame of a lab capture.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../sample-traces/cut_p20_sack40_sender.pcap"
+    );
+    let mut r = crate::capture::CaptureReader::open(path.as_ref()).unwrap();
+    let mut n = 0;
+    while let Some(f) = r.next_frame() {
+        let fast = super::ip::ethernet_ipv4_simple(f.data).expect("a plain Ethernet IPv4 frame");
+        let g = general(f.data).unwrap();
+        assert_eq!(
+            (
+                fast.src,
+                fast.dst,
+                fast.proto,
+                &fast.payload[..],
+                fast.missing
+            ),
+            (g.src, g.dst, g.proto, &g.payload[..], g.missing)
+        );
+        n += 1;
+    }
+    assert!(n > 400, "{n}");
+}
