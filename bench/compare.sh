@@ -5,7 +5,8 @@
 # sample-traces with shifted times, SCTP tags and ports, and TCP ports (analyzer example
 # make_big_capture): `sctp` (cut_p20_sack40_sender), `tcp` (tcp_loss2_p20_sender) and `mixed`
 # (mixed_p20_cut5_rec8_sender: SCTP and TCP). Then runs every tool alternately, ROUNDS times
-# (default 3), and writes bench/out/result_KIND_SIZE.md (wall, packets/s, MB/s, peak RSS,
+# (default 7: two busy threads on this VM vary by 20-60% run to run, so fewer rounds give a
+# median that moves with the host), and writes bench/out/result_KIND_SIZE.md (wall, packets/s, MB/s, peak RSS,
 # ratio to ours). Slow tshark runs on 1 GB run once (marked in the table).
 #
 # Kind `batch`: 200 captures of SIZE_MB/200 each (the SCTP sample traces in turn) in one folder,
@@ -20,7 +21,7 @@ size=${1:-200}
 shift || true
 kinds=("$@")
 [ ${#kinds[@]} -gt 0 ] || kinds=(sctp tcp mixed)
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-7}
 out=bench/out
 mkdir -p "$out"
 cargo build --release --bin sctp-analyzer --example make_big_capture
