@@ -92,13 +92,11 @@ impl NetDecoder {
         self.stats.frames += 1;
         self.defrag.expire(frame.ts_ns, &mut self.stats);
         let data: &'a [u8] = frame.data;
+        // The common frame (Ethernet, plain IPv4) by the short path, which gives what link
+        // slicing and the IP parser below would.
         if frame.linktype == link::LINKTYPE_ETHERNET {
             if let Some(p) = ip::ethernet_ipv4_simple(data) {
-                self.stats.ipv4 += 1;
-                if p.missing > 0 {
-                    self.stats.truncated += 1;
-                }
-                return Ok(Some(p));
+                return Ok(Some(self.counted(p)));
             }
         }
         let (l3, offset) = match link::slice(frame.linktype, data) {
@@ -118,13 +116,7 @@ impl NetDecoder {
         };
         let parsed = ip::parse(data, offset, l3).inspect_err(|e| self.count_error(e))?;
         match parsed {
-            ip::Parsed::Packet(p) => {
-                self.count_ip(&p.src);
-                if p.missing > 0 {
-                    self.stats.truncated += 1;
-                }
-                Ok(Some(p))
-            }
+            ip::Parsed::Packet(p) => Ok(Some(self.counted(p))),
             ip::Parsed::Fragment(f) => {
                 self.count_ip(&f.key.src);
                 let Some(r) = self.defrag.push(&f, frame.ts_ns, &mut self.stats) else {
@@ -147,6 +139,16 @@ impl NetDecoder {
     /// Datagrams whose reassembly is in progress.
     pub fn pending_fragments(&self) -> usize {
         self.defrag.pending()
+    }
+
+    /// An unfragmented packet, counted.
+    #[inline]
+    fn counted<'a>(&mut self, p: IpPacket<'a>) -> IpPacket<'a> {
+        self.count_ip(&p.src);
+        if p.missing > 0 {
+            self.stats.truncated += 1;
+        }
+        p
     }
 
     fn count_ip(&mut self, src: &IpAddr) {
