@@ -57,6 +57,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Walks the capture through the first steps of the reading stage only.
 fn read_only(path: &str, only: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let (decode, crc) = match only {
+        "read" => (false, false),
+        "decode" => (true, false),
+        "crc" => (true, true),
+        other => return Err(format!("--only {other}: read, decode or crc").into()),
+    };
     let t0 = Instant::now();
     let mut reader = analyzer::capture::CaptureReader::open(path.as_ref())?;
     let mut net = analyzer::net::NetDecoder::new();
@@ -64,16 +70,16 @@ fn read_only(path: &str, only: &str) -> Result<(), Box<dyn std::error::Error>> {
     let (mut frames, mut fold) = (0u64, 0u64);
     while let Some(frame) = reader.next_frame() {
         frames += 1;
-        fold += match only {
-            "read" => frame.data.len() as u64,
-            "decode" | "crc" => match net.decode(&frame) {
-                Ok(Some(ip)) if only == "crc" && ip.proto == 132 => {
+        fold += if !decode {
+            frame.data.len() as u64
+        } else {
+            match net.decode(&frame) {
+                Ok(Some(ip)) if crc && ip.proto == 132 => {
                     u64::from(analyzer::sctp::crc32c::verify(&ip.payload))
                 }
                 Ok(Some(ip)) => ip.payload.len() as u64,
                 _ => 0,
-            },
-            other => return Err(format!("--only {other}: read, decode or crc").into()),
+            }
         };
     }
     let dt = t0.elapsed().as_secs_f64();

@@ -398,8 +398,6 @@ struct Pass<'o> {
     ended: Option<u32>,
     /// Retired associations and progress not yet handed on (see `drain`).
     out: Vec<Out>,
-    /// `out` holds an ended association.
-    ended_pending: bool,
     emitted: u64,
     emitted_tcp: u64,
     tracker: Tracker,
@@ -419,7 +417,6 @@ impl<'o> Pass<'o> {
             streaming,
             ended: None,
             out: Vec::new(),
-            ended_pending: false,
             emitted: 0,
             emitted_tcp: 0,
             tracker: Tracker::new(opts.limits),
@@ -474,13 +471,12 @@ impl<'o> Pass<'o> {
     /// an ended association goes at once (holding them measured slower), retired TCP
     /// connections in groups.
     fn handover_due(&self) -> bool {
-        self.ended_pending || self.out.len() >= HANDOVER_TCP
+        self.out.len() >= HANDOVER_TCP || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
     }
 
     /// What the pass hands on after a batch: retired associations, then progress.
     fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
         self.out.push(Out::Progress(input_bytes));
-        self.ended_pending = false;
         self.out.drain(..)
     }
 
@@ -566,7 +562,6 @@ impl<'o> Pass<'o> {
         if let Some(assoc) = self.tracker.retire(a, now_ns) {
             self.emitted += 1;
             self.out.push(Out::Ended(self.first_ns, assoc));
-            self.ended_pending = true;
         }
     }
 

@@ -608,20 +608,15 @@ fn a_late_segment_keeps_a_connection_and_a_reused_port_gets_its_own() {
     closed_connection(&mut tr, &mut frame, 2000, 300_000);
     assert!(!tr.has_retired());
     // At 341 s the first goes, at 441 s the second; the 4-tuple's entry follows the newest.
+    let retired = |tr: &mut TcpTracker| {
+        tr.take_retired()
+            .map(|f| (f.id, f.packets))
+            .collect::<Vec<_>>()
+    };
     closed_connection(&mut tr, &mut frame, 2001, 341_000);
-    assert_eq!(
-        tr.take_retired()
-            .map(|f| (f.id, f.packets))
-            .collect::<Vec<_>>(),
-        [(0, 8)]
-    );
+    assert_eq!(retired(&mut tr), [(0, 8)]);
     closed_connection(&mut tr, &mut frame, 2002, 441_000);
-    assert_eq!(
-        tr.take_retired()
-            .map(|f| (f.id, f.packets))
-            .collect::<Vec<_>>(),
-        [(1, 7)]
-    );
+    assert_eq!(retired(&mut tr), [(1, 7)]);
     // After retirement a stray segment of the old 4-tuple starts a new connection.
     frame += 1;
     tr.segment(frame, 700_000 * MS, &late);
