@@ -23,16 +23,16 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// with `--jobs 2` that zeroing was 12.5% of the time (`clear_page_erms`). A `MIMALLOC_ALLOW_THP`
 /// set by the user wins.
 ///
-/// For one capture at a time (`parallel` false), freed memory is returned to the OS at once;
-/// several in parallel keep mimalloc's delay. A `MIMALLOC_PURGE_DELAY` set by the user wins.
-pub fn tune(parallel: bool) {
+/// For one capture (`batch` false), freed memory is returned to the OS at once; a batch of
+/// several keeps mimalloc's delay. A `MIMALLOC_PURGE_DELAY` set by the user wins.
+pub fn tune(batch: bool) {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
         // SAFETY: PR_SET_THP_DISABLE takes plain integers and only sets a flag of this process
         // (prctl(2)); its result is not needed (THP stays as it was if it fails).
         let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
     }
-    if parallel || std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+    if batch || std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
         return;
     }
     // SAFETY: setting a documented option to a documented value (0 = purge at once); mimalloc

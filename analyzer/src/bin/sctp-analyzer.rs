@@ -199,7 +199,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         ..opts
     };
     #[cfg(feature = "mimalloc")]
-    analyzer::alloc::tune(jobs > 1 && captures.len() > 1);
+    analyzer::alloc::tune(captures.len() > 1);
     if format == Format::Json {
         return run_json(&captures, &opts, show_progress, jobs);
     }

@@ -586,9 +586,10 @@ fn shared_netperfmeter_gzip_pcapng() {
     assert_eq!(r.format(), CaptureFormat::Pcapng);
 }
 
-/// A plain file of 1 MiB or more is mapped and read in place: frames, offsets, warnings and
-/// progress must equal those of the streamed reading, for classic pcap (one big capture), pcapng
-/// (sections concatenated, each with its own byte order and interfaces), and both cut mid-record.
+/// A plain file is read in place (read whole when small, mapped when large): frames, offsets,
+/// warnings and progress must equal those of the streamed reading, for classic pcap (small, big,
+/// and mapped), pcapng (sections concatenated, each with its own byte order and interfaces), and
+/// all cut mid-record.
 #[test]
 fn mapped_reading_equals_streamed_reading() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
@@ -597,6 +598,10 @@ fn mapped_reading_equals_streamed_reading() {
     let mut big_classic = classic_src.clone();
     while big_classic.len() < (3 << 19) {
         big_classic.extend_from_slice(&classic_src[24..]);
+    }
+    let mut mapped_classic = big_classic.clone();
+    while mapped_classic.len() as u64 <= super::reader::READ_WHOLE_MAX {
+        mapped_classic.extend_from_slice(&classic_src[24..]);
     }
     let mut big_ng = Vec::new();
     // A big-endian section after each little-endian one.
@@ -621,7 +626,9 @@ fn mapped_reading_equals_streamed_reading() {
     let tmp = std::env::temp_dir().join(format!("sctp-map-test-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     for (name, bytes) in [
+        ("classic-small", &classic_src),
         ("classic", &big_classic),
+        ("classic-mapped", &mapped_classic),
         ("pcapng", &big_ng),
         ("classic-snaplen-100", &small_snaplen),
         ("classic-oversized-501", &oversized),
@@ -630,11 +637,14 @@ fn mapped_reading_equals_streamed_reading() {
             let path = tmp.join(format!("{name}-{cut}"));
             std::fs::write(&path, &bytes[..cut]).unwrap();
             let rd = CaptureReader::open(&path).unwrap();
-            assert!(rd.is_mapped(), "{name}: not mapped");
+            assert!(rd.is_in_place(), "{name}: not read in place");
+            assert_eq!(rd.is_mapped(), name.contains("mapped"), "{name}");
             let mapped = drain(rd);
             let streamed = read(&bytes[..cut]).unwrap();
             let expect = if name.contains("oversized") {
                 500
+            } else if name.contains("small") {
+                100
             } else {
                 1000
             };
