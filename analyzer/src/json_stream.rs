@@ -201,42 +201,65 @@ fn element(out: &mut impl Write, n: &mut usize, v: &impl serde::Serialize) -> io
     Ok(())
 }
 
-/// JSON values (comparison rows, TCP connections) written to a temporary file while the
-/// associations stream out; the file is made at the first value (most captures need none of
-/// some kinds, and a batch runs thousands of captures).
+/// JSON values (comparison rows, TCP connections) set aside while the associations stream out:
+/// in memory up to `SPILL_IN_MEMORY` bytes, then in a temporary file, so memory stays flat. Most
+/// captures need no file at all (making, reading back and deleting one per capture cost the
+/// file system's locks in a parallel batch of thousands).
 #[derive(Default)]
 struct Spill {
+    mem: Vec<u8>,
     file: Option<(std::path::PathBuf, io::BufWriter<std::fs::File>)>,
     rows: usize,
 }
 
+/// Bytes a `Spill` holds in memory before it moves them to a file.
+const SPILL_IN_MEMORY: usize = 1 << 20;
+
 impl Spill {
     fn push(&mut self, v: &impl serde::Serialize) -> io::Result<()> {
-        let file = match &mut self.file {
-            Some((_, f)) => f,
+        match &mut self.file {
+            Some((_, f)) => element(f, &mut self.rows, v),
             None => {
-                static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-                let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let path = std::env::temp_dir()
-                    .join(format!("sctp-analyzer-{}-{n}.json", std::process::id()));
-                let f = io::BufWriter::new(std::fs::File::create(&path)?);
-                &mut self.file.insert((path, f)).1
+                element(&mut self.mem, &mut self.rows, v)?;
+                if self.mem.len() > SPILL_IN_MEMORY {
+                    self.to_file()?;
+                }
+                Ok(())
             }
-        };
-        element(file, &mut self.rows, v)
+        }
+    }
+
+    /// Moves what is held in memory to a new temporary file that takes the next values.
+    #[cold]
+    fn to_file(&mut self) -> io::Result<()> {
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("sctp-analyzer-{}-{n}.json", std::process::id()));
+        let f = io::BufWriter::new(std::fs::File::create(&path)?);
+        // Kept before the write: a failed write still deletes the file (Drop).
+        let f = &mut self.file.insert((path, f)).1;
+        f.write_all(&self.mem)?;
+        self.mem = Vec::new();
+        Ok(())
     }
 
     /// Copies the values into the JSON array being written to `out`, of which `n` elements are
     /// written already (`n` counts them in).
     fn replay(&mut self, out: &mut impl Write, n: &mut usize) -> io::Result<()> {
-        let Some((path, file)) = &mut self.file else {
+        if self.rows == 0 {
             return Ok(());
-        };
-        file.flush()?;
+        }
         if *n > 0 {
             out.write_all(b",")?;
         }
-        io::copy(&mut std::fs::File::open(path)?, out)?;
+        match &mut self.file {
+            Some((path, file)) => {
+                file.flush()?;
+                io::copy(&mut std::fs::File::open(path)?, out)?;
+            }
+            None => out.write_all(&self.mem)?,
+        }
         *n += self.rows;
         Ok(())
     }
@@ -246,6 +269,40 @@ impl Drop for Spill {
     fn drop(&mut self) {
         if let Some((path, _)) = &self.file {
             let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Replays `rows` values pushed through a `Spill`, as the array `[first, ...]`.
+    fn replayed(rows: usize) -> (Vec<u8>, bool) {
+        let mut s = Spill::default();
+        for i in 0..rows {
+            s.push(&serde_json::json!({ "row": i, "pad": "x".repeat(90) }))
+                .unwrap();
+        }
+        let in_file = s.file.is_some();
+        let mut out = b"[0".to_vec();
+        let mut n = 1;
+        s.replay(&mut out, &mut n).unwrap();
+        out.push(b']');
+        assert_eq!(n, rows + 1);
+        (out, in_file)
+    }
+
+    #[test]
+    fn spill_keeps_small_sets_in_memory_and_moves_large_ones_to_a_file() {
+        for rows in [0, 1, 3, 20_000] {
+            let (out, in_file) = replayed(rows);
+            assert_eq!(in_file, rows == 20_000, "{rows} rows");
+            let v: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v.len(), rows + 1);
+            for (i, x) in v[1..].iter().enumerate() {
+                assert_eq!(x["row"], i, "{rows} rows");
+            }
         }
     }
 }
