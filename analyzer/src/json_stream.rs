@@ -222,7 +222,7 @@ impl Spill {
             None => {
                 element(&mut self.mem, &mut self.rows, v)?;
                 if self.mem.len() > SPILL_IN_MEMORY {
-                    self.to_file()?;
+                    self.move_to_file()?;
                 }
                 Ok(())
             }
@@ -231,7 +231,7 @@ impl Spill {
 
     /// Moves what is held in memory to a new temporary file that takes the next values.
     #[cold]
-    fn to_file(&mut self) -> io::Result<()> {
+    fn move_to_file(&mut self) -> io::Result<()> {
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path =
