@@ -449,7 +449,7 @@ impl<'o> Pass<'o> {
                 next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
             match item.kind {
-                ItemKind::Sctp { .. } => self.sctp_packet(item, item.bytes(&b.arena)),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, &b.arena),
                 ItemKind::Tcp => {
                     self.tcp.segment(item.frame, item.ts_ns, &item.ip(&b.arena));
                     if self.streaming && self.tcp.has_retired() {
@@ -481,7 +481,8 @@ impl<'o> Pass<'o> {
     }
 
     /// One SCTP packet, `bytes` as batched (checksum already verified by `stage`).
-    fn sctp_packet(&mut self, item: &Item, bytes: &[u8]) {
+    fn sctp_packet(&mut self, item: &Item, arena: &[u8]) {
+        let bytes = item.bytes(arena);
         let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
         let missing = item.missing as usize;
         let pkt = match SctpPacket::new_checked(bytes) {
@@ -497,11 +498,12 @@ impl<'o> Pass<'o> {
         if checksum_ok == Some(false) {
             self.bad_checksums += 1;
         }
+        let (src, dst) = item.addrs(arena);
         let ctx = PacketCtx {
             frame,
             ts_ns,
-            src: item.src,
-            dst: item.dst,
+            src,
+            dst,
             src_port: pkt.src_port(),
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
