@@ -130,7 +130,9 @@ impl CaptureReader {
             return Ok(None);
         }
         let bytes = if meta.len() <= READ_WHOLE_MAX {
-            let mut v = Vec::with_capacity(meta.len() as usize);
+            let mut v = SPARE.take();
+            v.clear();
+            v.reserve(meta.len() as usize);
             file.read_to_end(&mut v)
                 .map_err(|source| CaptureError::Io { offset: 0, source })?;
             Backing::Owned(v)
@@ -651,12 +653,30 @@ const PREFETCH_AHEAD: usize = 256;
 /// and far less than pcap-parser's buffered stream (half the speed). Larger files are mapped.
 pub(super) const READ_WHOLE_MAX: u64 = 4 << 20;
 
+thread_local! {
+    /// The buffer of the last small capture read whole on this thread, for the next one: a batch
+    /// worker reads one capture after another, and reusing the buffer spares the kernel zeroing
+    /// fresh pages for each.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
 /// The bytes of a capture read in place.
 enum Backing {
     /// A read-only mapping of the file.
     Mapped(memmap2::Mmap),
     /// The whole (small) file.
     Owned(Vec<u8>),
+}
+
+impl Drop for Backing {
+    fn drop(&mut self) {
+        if let Backing::Owned(v) = self {
+            // A file that grew while it was read may have left a larger buffer: not kept.
+            if v.capacity() as u64 <= 2 * READ_WHOLE_MAX {
+                SPARE.set(std::mem::take(v));
+            }
+        }
+    }
 }
 
 impl std::ops::Deref for Backing {
