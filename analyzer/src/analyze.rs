@@ -419,7 +419,11 @@ impl<'o> Pass<'o> {
             out: Vec::new(),
             emitted: 0,
             emitted_tcp: 0,
-            tracker: Tracker::new(opts.limits),
+            tracker: {
+                let mut t = Tracker::new(opts.limits);
+                t.skip_messages = !opts.keep_rows;
+                t
+            },
             tcp: {
                 let mut t = crate::tcp::TcpTracker::new();
                 t.keep_rows = opts.keep_rows;

@@ -67,6 +67,8 @@ pub struct Tracker {
     pub limit_warning: Option<String>,
     /// Set once when `max_unpaired` was hit.
     pub unpaired_warning: Option<String>,
+    /// New associations keep no per-message rows (`DirInfer::skip_messages`): no tables wanted.
+    pub skip_messages: bool,
 }
 
 impl Tracker {
@@ -199,7 +201,10 @@ impl Tracker {
             return None;
         }
         let id = self.assocs.len();
-        let assoc = Association::new(id, ctx, endpoints);
+        let mut assoc = Association::new(id, ctx, endpoints);
+        for d in &mut assoc.infer.dirs {
+            d.skip_messages = self.skip_messages;
+        }
         let key = assoc.port_key();
         self.assocs.push(Some(Box::new(assoc)));
         self.live_count += 1;
