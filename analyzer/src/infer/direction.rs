@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::net::IpAddr;
 
 use super::events::*;
-use super::stats::Samples;
+use super::stats::{Running, Samples};
 use crate::assoc::PacketCtx;
 use crate::sctp::{DataChunk, SackChunk};
 use crate::serial;
@@ -49,7 +49,7 @@ pub struct DstState {
     pub new_data_bytes: u64,
     pub retransmissions: u64,
     pub rtt: Samples,
-    pub rtt_multi: Samples,
+    pub rtt_multi: Running,
     pub hb_rtt: Samples,
     /// New DATA bytes per second of capture time (throughput over time).
     pub bytes_per_s: Vec<u64>,
@@ -85,7 +85,7 @@ impl DstState {
             new_data_bytes: 0,
             retransmissions: 0,
             rtt: Samples::default(),
-            rtt_multi: Samples::default(),
+            rtt_multi: Running::default(),
             hb_rtt: Samples::default(),
             bytes_per_s: Vec::new(),
             outstanding: 0,
@@ -168,7 +168,7 @@ pub struct DirInfer {
     /// from `transfer_ms` and the counters. Rows of every delivered message, grown and then
     /// dropped, were 3% of a JSON-only pass.
     pub skip_messages: bool,
-    pub message_starts: Samples,
+    pub message_starts: Running,
     pub transfer_ms: Samples,
     pending_msgs: VecDeque<Message>,
     open_msg: Option<Message>,
@@ -876,18 +876,17 @@ impl DirInfer {
         self.lone_acks = Vec::new();
         self.messages = Vec::new();
         self.pending_msgs = VecDeque::new();
-        // The summary holds what is read of these (no second computation); of the message
-        // starts only count, sum and max are read, of `rtt_multi` only the minimum.
+        // The summary holds what is read of these (no second computation).
         self.transfer_ms
             .freeze_with(sum.and_then(|s| s.transfer_ms));
-        self.message_starts.freeze_with(None);
+        self.message_starts.freeze();
         self.retransmissions.shrink_to_fit();
         self.timeouts.shrink_to_fit();
         self.failovers.shrink_to_fit();
         self.dsts.shrink_to_fit();
         for d in &mut self.dsts {
             d.rtt.freeze();
-            d.rtt_multi.freeze_with(None);
+            d.rtt_multi.freeze();
             d.hb_rtt.freeze();
             d.bytes_per_s = Vec::new();
             d.episode_rtx = Vec::new();

@@ -120,6 +120,61 @@ impl Samples {
     }
 }
 
+/// Count, sum, min and max of a series, without its values: for figures that need no quantile
+/// (keeping every value of them was vector growth on the hot path for nothing).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Running {
+    n: u64,
+    sum: f64,
+    min: f64,
+    max: f64,
+    /// Frozen (`freeze`): later values are ignored, as `Samples` does.
+    sealed: bool,
+}
+
+impl Running {
+    #[inline]
+    pub fn push(&mut self, v: f64) {
+        if !v.is_finite() || self.sealed {
+            return;
+        }
+        if self.n == 0 || v < self.min {
+            self.min = v;
+        }
+        if self.n == 0 || v > self.max {
+            self.max = v;
+        }
+        self.n += 1;
+        self.sum += v;
+    }
+
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    pub fn min(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.min)
+    }
+
+    pub fn max(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.max)
+    }
+
+    /// The mean, summed in the order the values came.
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+
+    /// Ignores later values (the series was summarised).
+    pub fn freeze(&mut self) {
+        self.sealed = true;
+    }
+}
+
 /// One RTT measurement into SRTT / RTTVAR, in ms: RFC 9260 6.3.1 C2/C3 for SCTP and the same rule
 /// in RFC 6298 2.2/2.3 for TCP (alpha 1/8, beta 1/4).
 pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
@@ -211,6 +266,22 @@ pub fn median(values: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_keeps_count_sum_min_max_and_stops_when_frozen() {
+        let mut r = Running::default();
+        assert_eq!((r.len(), r.min(), r.max(), r.mean()), (0, None, None, None));
+        for v in [3.0, f64::NAN, -1.5, 10.0, f64::INFINITY, 0.5] {
+            r.push(v);
+        }
+        assert_eq!((r.len(), r.min(), r.max()), (4, Some(-1.5), Some(10.0)));
+        // The same sum, in the same order, as the values summed from a kept list.
+        let kept = [3.0, -1.5, 10.0, 0.5];
+        assert_eq!(r.mean(), Some(kept.iter().sum::<f64>() / 4.0));
+        r.freeze();
+        r.push(100.0);
+        assert_eq!((r.len(), r.max()), (4, Some(10.0)));
+    }
 
     /// Quantile by linear interpolation, one selection each: the reference `quantiles_select`
     /// must agree with.

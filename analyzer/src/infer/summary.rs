@@ -339,9 +339,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     } else {
         None
     };
-    let ms_vals = dir.message_starts.values();
-    let message_interval_ms =
-        (!ms_vals.is_empty()).then(|| ms_vals.iter().sum::<f64>() / ms_vals.len() as f64);
+    let message_interval_ms = dir.message_starts.mean();
     let n_msgs = dir.message_starts.len();
     let burstiness = (n_msgs > 0).then_some(if dir.burst_starts as f64 > 0.5 * n_msgs as f64 {
         "bursts"
