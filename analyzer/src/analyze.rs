@@ -421,7 +421,7 @@ impl<'o> Pass<'o> {
             emitted_tcp: 0,
             tracker: {
                 let mut t = Tracker::new(opts.limits);
-                t.skip_messages = !opts.keep_rows;
+                t.skip_table_rows = !opts.keep_rows;
                 t
             },
             tcp: {

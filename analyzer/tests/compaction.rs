@@ -27,10 +27,17 @@ fn compacted_report_equals_full_report() {
             analyze_file(&p, &full, &mut |_| {}).unwrap(),
             analyze_file(&p, &lean, &mut |_| {}).unwrap(),
         );
-        // Per-message rows feed the `messages` table alone: kept only when tables are wanted.
+        // Per-message rows and throughput bins (SCTP destinations, TCP directions) feed the
+        // tables alone: kept only when tables are wanted.
         let rows = |c: &analyzer::analyze::CaptureAnalysis| -> usize {
             let dirs = c.associations.iter().flat_map(|a| &a.infer.dirs);
-            dirs.map(|d| d.messages.len()).sum()
+            let sctp: usize = dirs
+                .map(|d| {
+                    d.messages.len() + d.dsts.iter().map(|x| x.bytes_per_s.len()).sum::<usize>()
+                })
+                .sum();
+            let tcp = c.tcp_flows.iter().flat_map(|f| &f.dirs);
+            sctp + tcp.map(|d| d.bytes_per_s.len()).sum::<usize>()
         };
         assert_eq!(rows(&la), 0, "{}", p.display());
         message_rows += rows(&fa);

@@ -67,8 +67,8 @@ pub struct Tracker {
     pub limit_warning: Option<String>,
     /// Set once when `max_unpaired` was hit.
     pub unpaired_warning: Option<String>,
-    /// New associations keep no per-message rows (`DirInfer::skip_messages`): no tables wanted.
-    pub skip_messages: bool,
+    /// New associations keep no rows that only tables read (`DirInfer::skip_table_rows`).
+    pub skip_table_rows: bool,
 }
 
 impl Tracker {
@@ -203,7 +203,7 @@ impl Tracker {
         let id = self.assocs.len();
         let mut assoc = Association::new(id, ctx, endpoints);
         for d in &mut assoc.infer.dirs {
-            d.skip_messages = self.skip_messages;
+            d.skip_table_rows = self.skip_table_rows;
         }
         let key = assoc.port_key();
         self.assocs.push(Some(Box::new(assoc)));

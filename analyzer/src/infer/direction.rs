@@ -164,10 +164,11 @@ pub struct DirInfer {
     pub failovers: Vec<Failover>,
     pub failbacks: Vec<Failback>,
     pub messages: Vec<Message>,
-    /// Do not keep `messages` rows (no table wanted): what the report says of messages comes
-    /// from `transfer_ms` and the counters. Rows of every delivered message, grown and then
-    /// dropped, were 3% of a JSON-only pass.
-    pub skip_messages: bool,
+    /// No tables wanted: keep neither `messages` rows nor the destinations' `bytes_per_s` bins,
+    /// which only tables read (the report's message figures come from `transfer_ms` and the
+    /// counters). Rows of every delivered message, grown and then dropped, were 3% of a
+    /// JSON-only pass.
+    pub skip_table_rows: bool,
     pub message_starts: Running,
     pub transfer_ms: Samples,
     pending_msgs: VecDeque<Message>,
@@ -335,12 +336,14 @@ impl DirInfer {
         dst.new_data_chunks += 1;
         dst.new_data_bytes += d.payload_len as u64;
         dst.outstanding += 1;
-        let sec = ((ctx.ts_ns - first_ns).max(0) / 1_000_000_000) as usize;
-        if sec < 1 << 20 {
-            if dst.bytes_per_s.len() <= sec {
-                dst.bytes_per_s.resize(sec + 1, 0);
+        if !self.skip_table_rows {
+            let sec = ((ctx.ts_ns - first_ns).max(0) / 1_000_000_000) as usize;
+            if sec < 1 << 20 {
+                if dst.bytes_per_s.len() <= sec {
+                    dst.bytes_per_s.resize(sec + 1, 0);
+                }
+                dst.bytes_per_s[sec] += d.payload_len as u64;
             }
-            dst.bytes_per_s[sec] += d.payload_len as u64;
         }
         // RFC 9260 6.3.2 R1: DATA sent with no T3-rtx timer running starts it.
         if dst.timer_start.is_none() {
@@ -848,7 +851,7 @@ impl DirInfer {
             m.done_ns = Some(ctx.ts_ns);
             self.transfer_ms.push((ctx.ts_ns - m.start_ns) as f64 / 1e6);
             delivered_any = true;
-            if !self.skip_messages && self.messages.len() < MAX_ROWS {
+            if !self.skip_table_rows && self.messages.len() < MAX_ROWS {
                 self.messages.push(m);
             }
         }

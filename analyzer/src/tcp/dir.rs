@@ -118,7 +118,8 @@ pub struct TcpDir {
     pub handshake_rtt_min: Option<f64>,
     pub resp_min_ns: Option<i64>,
     pub rtt_rows: Vec<RttRow>,
-    /// Do not keep `rtt_rows` (no table wanted): the summaries come from the samples.
+    /// No table wanted: keep neither `rtt_rows` nor `bytes_per_s` (the summaries come from the
+    /// samples and counters).
     pub skip_rows: bool,
     pub retransmissions: Vec<Retransmission>,
     pub timeouts: Vec<Timeout>,
@@ -293,12 +294,15 @@ impl TcpDir {
         self.data_bytes += u64::from(len);
         self.first_data_ns.get_or_insert(c.t_ns);
         self.last_data_ns = Some(c.t_ns);
-        let sec = ((c.t_ns - c.flow_start_ns).max(0) / 1_000_000_000) as usize;
-        if sec < MAX_BINS {
-            if self.bytes_per_s.len() <= sec {
-                self.bytes_per_s.resize(sec + 1, 0);
+        // Throughput bins feed the tables alone.
+        if !self.skip_rows {
+            let sec = ((c.t_ns - c.flow_start_ns).max(0) / 1_000_000_000) as usize;
+            if sec < MAX_BINS {
+                if self.bytes_per_s.len() <= sec {
+                    self.bytes_per_s.resize(sec + 1, 0);
+                }
+                self.bytes_per_s[sec] += u64::from(len);
             }
-            self.bytes_per_s[sec] += u64::from(len);
         }
         let mut new_from = seq;
         if serial::lt(seq, self.snd_nxt) {
