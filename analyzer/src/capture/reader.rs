@@ -133,8 +133,15 @@ impl CaptureReader {
             let mut v = SPARE.take();
             v.clear();
             v.reserve(meta.len() as usize);
-            file.read_to_end(&mut v)
-                .map_err(|source| CaptureError::Io { offset: 0, source })?;
+            if let Err(source) = file.read_to_end(&mut v) {
+                // A read error part-way: the stream reading meets it again at the same offset,
+                // analyses the frames before it and says where it stopped.
+                let offset = v.len() as u64;
+                SPARE.set(v);
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|_| CaptureError::Io { offset, source })?;
+                return Ok(None);
+            }
             Backing::Owned(v)
         } else {
             // SAFETY: the mapping is read-only and private. Captures are not truncated while

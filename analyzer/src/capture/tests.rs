@@ -256,6 +256,15 @@ fn io_error_after_first_frame_is_a_warning() {
     assert!(matches!(e, CaptureError::Io { offset: 30, .. }), "{e}");
 }
 
+/// A plain file whose read fails (here /proc/self/mem, which answers EIO at offset 0): the
+/// read-whole path hands it to the stream reading, which reports the error with its offset.
+#[cfg(target_os = "linux")]
+#[test]
+fn unreadable_plain_file_is_an_io_error_with_offset() {
+    let e = CaptureReader::open(std::path::Path::new("/proc/self/mem")).unwrap_err();
+    assert!(matches!(e, CaptureError::Io { offset: 0, .. }), "{e}");
+}
+
 #[test]
 fn reader_and_decoder_are_send() {
     fn send<T: Send>() {}
