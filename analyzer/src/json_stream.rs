@@ -1,6 +1,7 @@
 //! Streaming writer of the JSON contract: each association is written the moment it ends and then
-//! dropped, and each TCP connection once it is retired is written to a spill file, so that memory
-//! stays flat however many associations and connections a capture holds. The document is the
+//! dropped, and each TCP connection once it is retired is set aside (`Spill`: in memory up to
+//! 1 MiB, then in a temporary file), so that memory stays flat however many associations and
+//! connections a capture holds. The document is the
 //! same as `report::Report` (a capture object's keys come in another order: `associations`
 //! first, then the capture's counters, known only at its end), except that `tcp_flows` lists the
 //! connections retired during the pass first, in the order they were retired, then the others by
