@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::net::IpAddr;
 
 use super::events::*;
-use super::stats::{Running, Samples};
+use super::stats::{add_per_second, Running, Samples};
 use crate::assoc::PacketCtx;
 use crate::sctp::{DataChunk, SackChunk};
 use crate::serial;
@@ -337,13 +337,8 @@ impl DirInfer {
         dst.new_data_bytes += d.payload_len as u64;
         dst.outstanding += 1;
         if !self.skip_table_rows {
-            let sec = ((ctx.ts_ns - first_ns).max(0) / 1_000_000_000) as usize;
-            if sec < 1 << 20 {
-                if dst.bytes_per_s.len() <= sec {
-                    dst.bytes_per_s.resize(sec + 1, 0);
-                }
-                dst.bytes_per_s[sec] += d.payload_len as u64;
-            }
+            let elapsed = ctx.ts_ns - first_ns;
+            add_per_second(&mut dst.bytes_per_s, elapsed, d.payload_len as u64, 1 << 20);
         }
         // RFC 9260 6.3.2 R1: DATA sent with no T3-rtx timer running starts it.
         if dst.timer_start.is_none() {

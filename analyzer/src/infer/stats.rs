@@ -15,25 +15,24 @@ pub struct Dist {
     pub max: f64,
 }
 
-/// Bounded sample set: exact min/max/count, quantiles from (a reservoir of) the samples.
-#[derive(Debug, Clone, Default)]
-pub struct Samples {
-    /// Summary kept after `freeze` dropped the samples.
-    frozen: Option<Dist>,
-    /// Frozen: later samples are ignored and `dist` is `frozen`.
-    sealed: bool,
-    kept: Vec<f64>,
+/// Count, sum, min and max of a series, without its values: for figures that need no quantile
+/// (keeping every value of them was vector growth on the hot path for nothing).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Running {
     n: u64,
+    sum: f64,
     min: f64,
     max: f64,
-    rng: u64,
+    /// Frozen (`freeze`): later values are ignored.
+    sealed: bool,
 }
 
-impl Samples {
+impl Running {
+    /// Counts a finite value; false (and nothing counted) for any other or once frozen.
     #[inline]
-    pub fn push(&mut self, v: f64) {
+    pub fn push(&mut self, v: f64) -> bool {
         if !v.is_finite() || self.sealed {
-            return;
+            return false;
         }
         // Finite values: plain comparisons (no NaN rules to apply).
         if self.n == 0 || v < self.min {
@@ -43,109 +42,8 @@ impl Samples {
             self.max = v;
         }
         self.n += 1;
-        if self.kept.len() < MAX_SAMPLES {
-            self.kept.push(v);
-        } else {
-            self.replace(v);
-        }
-    }
-
-    /// Past `MAX_SAMPLES`: reservoir sampling (Vitter's algorithm R) with a fixed-seed xorshift.
-    #[cold]
-    fn replace(&mut self, v: f64) {
-        self.rng ^= self.rng << 13;
-        self.rng ^= self.rng >> 7;
-        self.rng ^= self.rng << 17;
-        if self.rng == 0 {
-            self.rng = 0x9E37_79B9_7F4A_7C15;
-        }
-        let j = self.rng % self.n;
-        if (j as usize) < MAX_SAMPLES {
-            self.kept[j as usize] = v;
-        }
-    }
-
-    pub fn len(&self) -> u64 {
-        self.n
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
-    }
-
-    pub fn min(&self) -> Option<f64> {
-        (self.n > 0).then_some(self.min)
-    }
-
-    pub fn max(&self) -> Option<f64> {
-        (self.n > 0).then_some(self.max)
-    }
-
-    pub fn values(&self) -> &[f64] {
-        &self.kept
-    }
-
-    /// Keeps only the summary (bounded memory for finished associations).
-    pub fn freeze(&mut self) {
-        if !self.sealed {
-            self.freeze_with(self.dist());
-        }
-    }
-
-    /// `freeze` with the summary `d` already computed from these samples (`None`: nobody will
-    /// read it), saving a second computation.
-    pub fn freeze_with(&mut self, d: Option<Dist>) {
-        self.frozen = d;
-        self.sealed = true;
-        self.kept = Vec::new();
-    }
-
-    /// Summary, or None without samples.
-    pub fn dist(&self) -> Option<Dist> {
-        if self.sealed {
-            return self.frozen;
-        }
-        if self.n == 0 {
-            return None;
-        }
-        let mut keys: Vec<i64> = self.kept.iter().map(|&x| order_key(x)).collect();
-        let (median, p95) = quantiles_select(&mut keys, 0.5, 0.95);
-        Some(Dist {
-            n: self.n,
-            min: self.min,
-            median,
-            p95,
-            max: self.max,
-        })
-    }
-}
-
-/// Count, sum, min and max of a series, without its values: for figures that need no quantile
-/// (keeping every value of them was vector growth on the hot path for nothing).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Running {
-    n: u64,
-    sum: f64,
-    min: f64,
-    max: f64,
-    /// Frozen (`freeze`): later values are ignored, as `Samples` does.
-    sealed: bool,
-}
-
-impl Running {
-    #[inline]
-    pub fn push(&mut self, v: f64) {
-        if !v.is_finite() || self.sealed {
-            return;
-        }
-        if self.n == 0 || v < self.min {
-            self.min = v;
-        }
-        if self.n == 0 || v > self.max {
-            self.max = v;
-        }
-        self.n += 1;
         self.sum += v;
+        true
     }
 
     pub fn len(&self) -> u64 {
@@ -172,6 +70,115 @@ impl Running {
     /// Ignores later values (the series was summarised).
     pub fn freeze(&mut self) {
         self.sealed = true;
+    }
+}
+
+/// Bounded sample set: exact count, min and max (`Running`), quantiles from (a reservoir of) the
+/// samples.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// Summary kept after `freeze` dropped the samples.
+    frozen: Option<Dist>,
+    /// Count, min and max of every sample; frozen with the samples (later ones are ignored and
+    /// `dist` is `frozen`).
+    counts: Running,
+    kept: Vec<f64>,
+    rng: u64,
+}
+
+impl Samples {
+    #[inline]
+    pub fn push(&mut self, v: f64) {
+        if !self.counts.push(v) {
+            return;
+        }
+        if self.kept.len() < MAX_SAMPLES {
+            self.kept.push(v);
+        } else {
+            self.replace(v);
+        }
+    }
+
+    /// Past `MAX_SAMPLES`: reservoir sampling (Vitter's algorithm R) with a fixed-seed xorshift.
+    #[cold]
+    fn replace(&mut self, v: f64) {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        if self.rng == 0 {
+            self.rng = 0x9E37_79B9_7F4A_7C15;
+        }
+        let j = self.rng % self.counts.n;
+        if (j as usize) < MAX_SAMPLES {
+            self.kept[j as usize] = v;
+        }
+    }
+
+    pub fn len(&self) -> u64 {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    pub fn min(&self) -> Option<f64> {
+        self.counts.min()
+    }
+
+    pub fn max(&self) -> Option<f64> {
+        self.counts.max()
+    }
+
+    pub fn values(&self) -> &[f64] {
+        &self.kept
+    }
+
+    /// Keeps only the summary (bounded memory for finished associations).
+    pub fn freeze(&mut self) {
+        if !self.counts.sealed {
+            self.freeze_with(self.dist());
+        }
+    }
+
+    /// `freeze` with the summary `d` already computed from these samples (`None`: nobody will
+    /// read it), saving a second computation.
+    pub fn freeze_with(&mut self, d: Option<Dist>) {
+        self.frozen = d;
+        self.counts.freeze();
+        self.kept = Vec::new();
+    }
+
+    /// Summary, or None without samples.
+    pub fn dist(&self) -> Option<Dist> {
+        if self.counts.sealed {
+            return self.frozen;
+        }
+        if self.counts.n == 0 {
+            return None;
+        }
+        let mut keys: Vec<i64> = self.kept.iter().map(|&x| order_key(x)).collect();
+        let (median, p95) = quantiles_select(&mut keys, 0.5, 0.95);
+        Some(Dist {
+            n: self.counts.n,
+            min: self.counts.min,
+            median,
+            p95,
+            max: self.counts.max,
+        })
+    }
+}
+
+/// Throughput over time: adds `bytes` to the bin of the second that `elapsed_ns` falls in; past
+/// `max_bins` seconds nothing is kept (bounded memory).
+#[inline]
+pub fn add_per_second(bins: &mut Vec<u64>, elapsed_ns: i64, bytes: u64, max_bins: usize) {
+    let sec = (elapsed_ns.max(0) / 1_000_000_000) as usize;
+    if sec < max_bins {
+        if bins.len() <= sec {
+            bins.resize(sec + 1, 0);
+        }
+        bins[sec] += bytes;
     }
 }
 
@@ -266,6 +273,16 @@ pub fn median(values: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_second_bins_grow_to_the_second_and_stop_at_the_bound() {
+        let mut bins = Vec::new();
+        add_per_second(&mut bins, 1_500_000_000, 10, 4);
+        add_per_second(&mut bins, -5, 3, 4); // before the start: the first second
+        add_per_second(&mut bins, 999_999_999, 2, 4);
+        add_per_second(&mut bins, 4_000_000_000, 7, 4); // past 4 bins: not kept
+        assert_eq!(bins, vec![5, 10]);
+    }
 
     #[test]
     fn running_keeps_count_sum_min_max_and_stops_when_frozen() {

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 pub use super::events::*;
 use super::options::Options;
-use crate::infer::stats::Samples;
+use crate::infer::stats::{add_per_second, Samples};
 use crate::serial;
 
 /// Outstanding segments remembered per direction; the oldest are forgotten past this.
@@ -296,13 +296,8 @@ impl TcpDir {
         self.last_data_ns = Some(c.t_ns);
         // Throughput bins feed the tables alone.
         if !self.skip_rows {
-            let sec = ((c.t_ns - c.flow_start_ns).max(0) / 1_000_000_000) as usize;
-            if sec < MAX_BINS {
-                if self.bytes_per_s.len() <= sec {
-                    self.bytes_per_s.resize(sec + 1, 0);
-                }
-                self.bytes_per_s[sec] += u64::from(len);
-            }
+            let elapsed = c.t_ns - c.flow_start_ns;
+            add_per_second(&mut self.bytes_per_s, elapsed, u64::from(len), MAX_BINS);
         }
         let mut new_from = seq;
         if serial::lt(seq, self.snd_nxt) {
