@@ -8,6 +8,7 @@ use std::sync::mpsc;
 use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
+use crate::net::IpPacket;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
 use crate::stage::{Batch, Item, ItemKind, Stage};
@@ -452,10 +453,11 @@ impl<'o> Pass<'o> {
                 }
                 next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
+            let ip = item.ip(&b.arena);
             match item.kind {
-                ItemKind::Sctp { .. } => self.sctp_packet(item, &b.arena),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, &ip),
                 ItemKind::Tcp => {
-                    self.tcp.segment(item.frame, item.ts_ns, &item.ip(&b.arena));
+                    self.tcp.segment(item.frame, item.ts_ns, &ip);
                     if self.streaming && self.tcp.has_retired() {
                         let first_ns = self.first_ns;
                         for f in self.tcp.take_retired() {
@@ -484,11 +486,10 @@ impl<'o> Pass<'o> {
         self.out.drain(..)
     }
 
-    /// One SCTP packet, `bytes` as batched (checksum already verified by `stage`).
-    fn sctp_packet(&mut self, item: &Item, arena: &[u8]) {
-        let bytes = item.bytes(arena);
+    /// One SCTP packet (checksum already verified by `stage`).
+    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>) {
         let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
-        let missing = item.missing as usize;
+        let (bytes, missing) = (&ip.payload[..], ip.missing);
         let pkt = match SctpPacket::new_checked(bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -502,18 +503,17 @@ impl<'o> Pass<'o> {
         if checksum_ok == Some(false) {
             self.bad_checksums += 1;
         }
-        let (src, dst) = item.addrs(arena);
         let ctx = PacketCtx {
             frame,
             ts_ns,
-            src,
-            dst,
+            src: ip.src,
+            dst: ip.dst,
             src_port: pkt.src_port(),
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
             checksum_ok,
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
-            ttl: item.ttl,
+            ttl: ip.ttl,
         };
         let mut iter = pkt.chunks(missing);
         let mut first_err = None;

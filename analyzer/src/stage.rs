@@ -40,8 +40,7 @@ pub(crate) enum ItemKind {
 
 /// One IP packet for the analysis, in 40 bytes (the reading thread writes them and the analysing
 /// one reads them: halving the item from 80 bytes cut the reader's own time on TCP headers by a
-/// quarter). Its addresses and bytes are in the batch's arena from `start` on (`Item::addrs`,
-/// `Item::bytes`).
+/// quarter). Its addresses and bytes are in the batch's arena from `start` on (`Item::ip`).
 #[derive(Debug, Clone)]
 pub(crate) struct Item {
     pub frame: u64,
@@ -93,24 +92,13 @@ fn addr_at(arena: &[u8], at: usize, v6: bool) -> (IpAddr, usize) {
 }
 
 impl Item {
-    /// Source and destination addresses.
-    #[inline]
-    pub fn addrs(&self, arena: &[u8]) -> (IpAddr, IpAddr) {
-        let (src, n) = addr_at(arena, self.start as usize, self.v6 & 1 != 0);
-        let (dst, _) = addr_at(arena, self.start as usize + n, self.v6 & 2 != 0);
-        (src, dst)
-    }
-
-    /// Bytes of the addresses before the packet.
-    #[inline]
-    fn addr_len(&self) -> usize {
-        let one = |v6: bool| if v6 { 16 } else { 4 };
-        one(self.v6 & 1 != 0) + one(self.v6 & 2 != 0)
-    }
-
     /// The packet as the decoder gave it (payload cut as described at `missing`).
+    #[inline]
     pub fn ip<'a>(&self, arena: &'a [u8]) -> IpPacket<'a> {
-        let (src, dst) = self.addrs(arena);
+        let at = self.start as usize;
+        let (src, n) = addr_at(arena, at, self.v6 & 1 != 0);
+        let (dst, m) = addr_at(arena, at + n, self.v6 & 2 != 0);
+        let at = at + n + m;
         IpPacket {
             src,
             dst,
@@ -121,17 +109,10 @@ impl Item {
                 ItemKind::Tcp => 6,
             },
             ttl: self.ttl,
-            payload: std::borrow::Cow::Borrowed(self.bytes(arena)),
+            payload: std::borrow::Cow::Borrowed(&arena[at..at + self.len as usize]),
             missing: self.missing as usize,
             reassembled: false,
         }
-    }
-
-    /// The packet's bytes as batched.
-    #[inline]
-    pub fn bytes<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
-        let at = self.start as usize + self.addr_len();
-        &arena[at..at + self.len as usize]
     }
 }
 
@@ -377,14 +358,13 @@ mod tests {
         }
         assert_eq!((b.items.len(), tcp_packets), (4, 2));
         for (item, (s, d, proto, bytes)) in b.items.iter().zip(&cases) {
-            assert_eq!(item.addrs(&b.arena), (*s, *d));
             let ip = item.ip(&b.arena);
             assert_eq!((ip.src, ip.dst, ip.proto, ip.ttl), (*s, *d, *proto, 7));
             if *proto == 6 {
                 // RFC 9293 3.1: the header only; the payload is counted as missing.
-                assert_eq!((item.bytes(&b.arena), item.missing), (&bytes[..32], 100));
+                assert_eq!((&ip.payload[..], ip.missing), (&bytes[..32], 100));
             } else {
-                assert_eq!((item.bytes(&b.arena), item.missing), (*bytes, 0));
+                assert_eq!((&ip.payload[..], ip.missing), (*bytes, 0));
             }
         }
     }
