@@ -111,25 +111,27 @@ impl fmt::Debug for CaptureReader {
 impl CaptureReader {
     /// Opens a capture file (plain or gzip-compressed pcap / pcapng).
     pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
-        let mut file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
-        match Self::in_place(&mut file)? {
-            Some(bytes) => Self::from_bytes(bytes),
-            None => Self::from_read(Box::new(file)),
+        let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
+        match Self::source(file)? {
+            Source::InPlace(bytes) => Self::from_bytes(bytes),
+            Source::Stream(r) => Self::from_read(r),
         }
     }
 
-    /// The bytes of a regular, uncompressed capture file, to be read in place: a small one read
-    /// whole, a larger one mapped (frames then come straight from the page cache, without
-    /// copying the file through a buffer). None (read it as a stream) for anything else, when
-    /// mapping fails, or with `SCTP_ANALYZER_NO_MMAP` set.
-    fn in_place(file: &mut File) -> Result<Option<Backing>, CaptureError> {
+    /// How to read a capture file: a regular, uncompressed one in place, a small one read whole
+    /// and a larger one mapped (frames then come straight from the page cache, without copying
+    /// the file through a buffer); anything else as a stream (also when mapping fails, or with
+    /// `SCTP_ANALYZER_NO_MMAP` set). Each byte of the file is read once.
+    fn source(mut file: File) -> Result<Source, CaptureError> {
+        // Compressed, or too short to tell: a stream.
+        let streamed = |b: &[u8]| b.len() < 2 || b[..2] == GZIP_MAGIC;
         let Ok(meta) = file.metadata() else {
-            return Ok(None);
+            return Ok(Source::Stream(Box::new(file)));
         };
         if !meta.is_file() || std::env::var_os("SCTP_ANALYZER_NO_MMAP").is_some() {
-            return Ok(None);
+            return Ok(Source::Stream(Box::new(file)));
         }
-        let bytes = if meta.len() <= READ_WHOLE_MAX {
+        if meta.len() <= READ_WHOLE_MAX {
             let mut v = SPARE.take();
             v.clear();
             v.reserve(meta.len() as usize);
@@ -140,33 +142,33 @@ impl CaptureReader {
                 SPARE.set(v);
                 file.seek(SeekFrom::Start(0))
                     .map_err(|_| CaptureError::Io { offset, source })?;
-                return Ok(None);
+                return Ok(Source::Stream(Box::new(file)));
             }
-            Backing::Owned(v)
-        } else {
-            // SAFETY: the mapping is read-only and private. Captures are not truncated while
-            // they are analysed (one being written only grows; the map covers the size at open).
-            let Ok(map) = (unsafe { memmap2::MmapOptions::new().map(&*file) }) else {
-                return Ok(None);
-            };
-            // One sequential pass: ask the kernel to read ahead generously.
-            let _ = map.advise(memmap2::Advice::Sequential);
-            Backing::Mapped(map)
-        };
-        if bytes.len() < 2 || bytes[..2] == GZIP_MAGIC {
-            // Compressed (or too short to tell): read as a stream, from the start again.
-            file.seek(SeekFrom::Start(0))
-                .map_err(|source| CaptureError::Io { offset: 0, source })?;
-            return Ok(None);
+            if streamed(&v) {
+                // The bytes already read are the stream (not read from the file again).
+                return Ok(Source::Stream(Box::new(std::io::Cursor::new(v))));
+            }
+            return Ok(Source::InPlace(Backing::Owned(v)));
         }
-        Ok(Some(bytes))
+        // SAFETY: the mapping is read-only and private. Captures are not truncated while they
+        // are analysed (one being written only grows; the map covers the size at open).
+        let Ok(map) = (unsafe { memmap2::MmapOptions::new().map(&file) }) else {
+            return Ok(Source::Stream(Box::new(file)));
+        };
+        if streamed(&map) {
+            // Mapping left the file position at the start.
+            return Ok(Source::Stream(Box::new(file)));
+        }
+        // One sequential pass: ask the kernel to read ahead generously.
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Ok(Source::InPlace(Backing::Mapped(map)))
     }
 
     /// Reads an uncompressed capture in place.
-    fn from_bytes(map: Backing) -> Result<CaptureReader, CaptureError> {
-        let prefix = read_prefix(&mut &map[..], false)?;
-        let inner = Input::Mapped {
-            map,
+    fn from_bytes(bytes: Backing) -> Result<CaptureReader, CaptureError> {
+        let prefix = read_prefix(&mut &bytes[..], false)?;
+        let inner = Input::InPlace {
+            bytes,
             pos: 0,
             released: 0,
         };
@@ -262,7 +264,7 @@ impl CaptureReader {
 
     /// Whether the capture is read in place (its file mapped, or read whole when small).
     pub fn is_in_place(&self) -> bool {
-        matches!(self.inner, Input::Mapped { .. })
+        matches!(self.inner, Input::InPlace { .. })
     }
 
     /// Whether the capture's file is mapped (not read whole).
@@ -270,8 +272,8 @@ impl CaptureReader {
     pub(super) fn is_mapped(&self) -> bool {
         matches!(
             self.inner,
-            Input::Mapped {
-                map: Backing::Mapped(_),
+            Input::InPlace {
+                bytes: Backing::Mapped(_),
                 ..
             }
         )
@@ -295,8 +297,8 @@ impl CaptureReader {
         match &self.inner {
             Input::Stream(_) => self.shared.input_bytes.load(Ordering::Relaxed),
             // Like a stream read to its end: the whole file once reading stopped.
-            Input::Mapped { map, .. } if self.done => map.len() as u64,
-            Input::Mapped { pos, .. } => *pos as u64,
+            Input::InPlace { bytes, .. } if self.done => bytes.len() as u64,
+            Input::InPlace { pos, .. } => *pos as u64,
         }
     }
 
@@ -316,7 +318,7 @@ impl CaptureReader {
         if self.done {
             return None;
         }
-        let r = match self.mapped_classic_record() {
+        let r = match self.in_place_classic_record() {
             Some(r) => r,
             None => self.next_record()?,
         };
@@ -335,7 +337,7 @@ impl CaptureReader {
 
     /// The next packet record by the general steps (classic or pcapng, any input), past the
     /// blocks that carry none; None at the end or when reading stops. Out of line: inlined, it
-    /// slowed the mapped short path in `next_frame` (cachegrind, +5 instructions a record).
+    /// slowed the in-place short path in `next_frame` (cachegrind, +5 instructions a record).
     #[inline(never)]
     fn next_record(&mut self) -> Option<Record> {
         loop {
@@ -377,11 +379,11 @@ impl CaptureReader {
     }
 
     /// The common case, read without the general machinery of `classic_step`: a whole record
-    /// of a little-endian classic pcap read in place from a mapping, within the snap length and
-    /// the record size limit. None for anything else (then `classic_step` reads it and deals
+    /// of a little-endian classic pcap read in place (mapped or read whole), within the snap
+    /// length and the record size limit. None for anything else (then `classic_step` reads it and deals
     /// with what is unusual: short or oversized records, warnings, the end of the file).
     #[inline]
-    fn mapped_classic_record(&self) -> Option<Record> {
+    fn in_place_classic_record(&self) -> Option<Record> {
         let (
             Mode::Classic {
                 big_endian: false,
@@ -390,12 +392,12 @@ impl CaptureReader {
                 linktype,
                 snaplen,
             },
-            Input::Mapped { map, pos, .. },
+            Input::InPlace { bytes, pos, .. },
         ) = (&self.mode, &self.inner)
         else {
             return None;
         };
-        let data = map.get(*pos..*pos + CLASSIC_RECORD_HEADER_LEN)?;
+        let data = bytes.get(*pos..*pos + CLASSIC_RECORD_HEADER_LEN)?;
         let h = classic::record_head(data, false)?;
         // draft 5: a record within the snap length (0: none given) and our size limit.
         let limit = if *snaplen == 0 {
@@ -404,7 +406,7 @@ impl CaptureReader {
             (*snaplen).min(MAX_RECORD_LEN)
         };
         let len = CLASSIC_RECORD_HEADER_LEN + h.caplen as usize;
-        if h.caplen > limit || *pos + len > map.len() {
+        if h.caplen > limit || *pos + len > bytes.len() {
             return None;
         }
         Some(Record {
@@ -651,7 +653,7 @@ impl CaptureReader {
     }
 }
 
-/// How far ahead of the record being read the mapped bytes are prefetched.
+/// How far ahead of the record being read the bytes read in place are prefetched.
 const PREFETCH_AHEAD: usize = 256;
 
 /// Plain files up to this size are read whole into memory and then in place: one copy costs less
@@ -665,6 +667,12 @@ thread_local! {
     /// worker reads one capture after another, and reusing the buffer spares the kernel zeroing
     /// fresh pages for each.
     static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// How a capture file is read (`CaptureReader::source`).
+enum Source {
+    InPlace(Backing),
+    Stream(Box<dyn Read + Send>),
 }
 
 /// The bytes of a capture read in place.
@@ -701,8 +709,8 @@ impl std::ops::Deref for Backing {
 /// uploads), or the bytes of a plain file read in place (`Backing`).
 enum Input {
     Stream(Box<dyn PcapReaderIterator + Send>),
-    Mapped {
-        map: Backing,
+    InPlace {
+        bytes: Backing,
         pos: usize,
         /// Bytes before this were handed back to the kernel (`RELEASE_STEP`).
         released: usize,
@@ -719,7 +727,7 @@ impl Input {
     fn data(&self) -> &[u8] {
         match self {
             Input::Stream(r) => r.data(),
-            Input::Mapped { map, pos, .. } => &map[*pos..],
+            Input::InPlace { bytes, pos, .. } => &bytes[*pos..],
         }
     }
 
@@ -727,18 +735,22 @@ impl Input {
     fn consume(&mut self, n: usize) {
         match self {
             Input::Stream(r) => r.consume(n),
-            Input::Mapped { map, pos, released } => {
-                *pos = (*pos + n).min(map.len());
+            Input::InPlace {
+                bytes,
+                pos,
+                released,
+            } => {
+                *pos = (*pos + n).min(bytes.len());
                 #[cfg(target_arch = "x86_64")]
-                if let Some(b) = map.get(*pos + PREFETCH_AHEAD) {
-                    // SAFETY: a prefetch hint on an address inside the mapping.
+                if let Some(b) = bytes.get(*pos + PREFETCH_AHEAD) {
+                    // SAFETY: a prefetch hint on an address inside the bytes read in place.
                     unsafe {
                         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
                             b as *const u8 as *const i8,
                         )
                     };
                 }
-                match map {
+                match bytes {
                     Backing::Mapped(m) if *pos - *released >= RELEASE_STEP => {
                         // Page-aligned, as madvise needs (the map itself starts on a page).
                         let upto = *pos & !(RELEASE_STEP - 1);
@@ -765,14 +777,14 @@ impl Input {
     fn reader_exhausted(&self) -> bool {
         match self {
             Input::Stream(r) => r.reader_exhausted(),
-            Input::Mapped { .. } => true,
+            Input::InPlace { .. } => true,
         }
     }
 
     fn refill(&mut self) -> Result<(), ()> {
         match self {
             Input::Stream(r) => r.refill().map_err(|_| ()),
-            Input::Mapped { .. } => Ok(()),
+            Input::InPlace { .. } => Ok(()),
         }
     }
 
@@ -794,8 +806,8 @@ impl Input {
                 Ok(_) => Err(describe(&PcapError::HeaderNotRecognized)),
                 Err(e) => Err(describe(&e)),
             },
-            Input::Mapped { map, pos, .. } => {
-                let data = &map[*pos..];
+            Input::InPlace { bytes, pos, .. } => {
+                let data = &bytes[*pos..];
                 match pcap_parser::parse_pcap_header(data) {
                     Ok((rest, h)) => Ok((
                         data.len() - rest.len(),
@@ -820,8 +832,8 @@ impl Input {
                 Ok(_) => Ok(None),
                 Err(e) => Err(describe(&e)),
             },
-            Input::Mapped { map, pos, .. } => {
-                let data = &map[*pos..];
+            Input::InPlace { bytes, pos, .. } => {
+                let data = &bytes[*pos..];
                 let parsed = if data.get(..4) == Some(&pcapng::SHB.to_le_bytes()[..]) {
                     pcap_parser::pcapng::parse_sectionheaderblock(data)
                         .map(|(_, shb)| Block::SectionHeader(shb))

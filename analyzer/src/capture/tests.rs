@@ -265,6 +265,24 @@ fn unreadable_plain_file_is_an_io_error_with_offset() {
     assert!(matches!(e, CaptureError::Io { offset: 0, .. }), "{e}");
 }
 
+/// A small gzip-compressed file, read whole to look at it, is decompressed from those bytes: it
+/// reads as its plain capture does.
+#[test]
+fn small_gzip_file_reads_as_its_plain_capture() {
+    use std::io::Write;
+    let plain = classic(false, false, false);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&plain).unwrap();
+    let path = std::env::temp_dir().join(format!("sctp-gz-test-{}.pcap.gz", std::process::id()));
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    let rd = CaptureReader::open(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(rd.gzip() && !rd.is_in_place());
+    let (got, want) = (drain(rd), read(&plain).unwrap());
+    assert_eq!((got.frames.len(), &got.warnings), (3, &want.warnings));
+    assert_eq!(got.frames, want.frames);
+}
+
 #[test]
 fn reader_and_decoder_are_send() {
     fn send<T: Send>() {}
