@@ -488,6 +488,20 @@ fn shared_ip_fragments_reassembled() {
     assert_eq!(s.reassembly_timeouts, 0);
 }
 
+/// Everything a decoded packet carries, for comparing two decodings.
+#[allow(clippy::type_complexity)]
+fn fields<'a>(p: &'a IpPacket<'_>) -> (IpAddr, IpAddr, u8, u8, &'a [u8], usize, bool) {
+    (
+        p.src,
+        p.dst,
+        p.proto,
+        p.ttl,
+        &p.payload[..],
+        p.missing,
+        p.reassembled,
+    )
+}
+
 /// The general path for an Ethernet frame: link slicing, then the IP parser.
 fn general(data: &[u8]) -> Option<IpPacket<'_>> {
     match super::link::slice(super::link::LINKTYPE_ETHERNET, data).ok()? {
@@ -560,27 +574,7 @@ fn simple_ethernet_ipv4_path_equals_the_general_one() {
         simple += 1;
         let g = general(c)
             .unwrap_or_else(|| panic!("case {i}: fast path took a frame the general path rejects"));
-        assert_eq!(
-            (
-                fast.src,
-                fast.dst,
-                fast.proto,
-                fast.ttl,
-                &fast.payload[..],
-                fast.missing,
-                fast.reassembled
-            ),
-            (
-                g.src,
-                g.dst,
-                g.proto,
-                g.ttl,
-                &g.payload[..],
-                g.missing,
-                g.reassembled
-            ),
-            "case {i}"
-        );
+        assert_eq!(fields(&fast), fields(&g), "case {i}");
     }
     assert!(simple > 20, "{simple}");
     // And on real frames: every frame of a lab capture.
@@ -592,17 +586,7 @@ fn simple_ethernet_ipv4_path_equals_the_general_one() {
     let mut n = 0;
     while let Some(f) = r.next_frame() {
         let fast = super::ip::ethernet_ipv4_simple(f.data).expect("a plain Ethernet IPv4 frame");
-        let g = general(f.data).unwrap();
-        assert_eq!(
-            (
-                fast.src,
-                fast.dst,
-                fast.proto,
-                &fast.payload[..],
-                fast.missing
-            ),
-            (g.src, g.dst, g.proto, &g.payload[..], g.missing)
-        );
+        assert_eq!(fields(&fast), fields(&general(f.data).unwrap()));
         n += 1;
     }
     assert!(n > 400, "{n}");
