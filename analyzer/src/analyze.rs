@@ -453,11 +453,18 @@ impl<'o> Pass<'o> {
                 }
                 next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
-            let ip = item.ip(&b.arena);
             match item.kind {
-                ItemKind::Sctp { .. } => self.sctp_packet(item, &ip),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, &item.ip(&b.arena)),
                 ItemKind::Tcp => {
-                    self.tcp.segment(item.frame, item.ts_ns, &ip);
+                    let (src, dst, bytes) = item.raw(&b.arena);
+                    let addrs = crate::tcp::RawAddrs { src, dst };
+                    self.tcp.segment_raw(
+                        item.frame,
+                        item.ts_ns,
+                        addrs,
+                        bytes,
+                        item.missing as usize,
+                    );
                     if self.streaming && self.tcp.has_retired() {
                         let first_ns = self.first_ns;
                         for f in self.tcp.take_retired() {

@@ -92,6 +92,18 @@ fn addr_at(arena: &[u8], at: usize, v6: bool) -> (IpAddr, usize) {
 }
 
 impl Item {
+    /// The source and destination addresses (4 or 16 bytes each) and the bytes of the packet,
+    /// as the arena holds them: what the TCP tracker reads, without building an `IpPacket`.
+    #[inline]
+    pub fn raw<'a>(&self, arena: &'a [u8]) -> (&'a [u8], &'a [u8], &'a [u8]) {
+        let at = self.start as usize;
+        let n = if self.v6 & 1 != 0 { 16 } else { 4 };
+        let m = if self.v6 & 2 != 0 { 16 } else { 4 };
+        let (src, rest) = arena[at..].split_at(n);
+        let (dst, rest) = rest.split_at(m);
+        (src, dst, &rest[..self.len as usize])
+    }
+
     /// The packet as the decoder gave it (payload cut as described at `missing`).
     #[inline]
     pub fn ip<'a>(&self, arena: &'a [u8]) -> IpPacket<'a> {

@@ -69,19 +69,62 @@ enum Key {
     V6(V6Key),
 }
 
+/// A segment's addresses as a batch holds them: 4 bytes (IPv4) or 16 (IPv6) each, network
+/// order. Connection keys are made from the bytes; `IpAddr`s only for a new connection.
+#[derive(Clone, Copy)]
+pub struct RawAddrs<'a> {
+    pub src: &'a [u8],
+    pub dst: &'a [u8],
+}
+
+impl RawAddrs<'_> {
+    fn ip(b: &[u8]) -> IpAddr {
+        match <[u8; 4]>::try_from(b) {
+            Ok(v4) => IpAddr::from(v4),
+            Err(_) => {
+                let v6: [u8; 16] = b.try_into().expect("an address is 4 or 16 bytes");
+                IpAddr::from(v6)
+            }
+        }
+    }
+
+    fn src_ip(&self) -> IpAddr {
+        Self::ip(self.src)
+    }
+
+    fn dst_ip(&self) -> IpAddr {
+        Self::ip(self.dst)
+    }
+
+    /// `key_of` for these addresses: IPv4 pairs straight from the bytes.
+    #[inline]
+    fn key(&self, sp: u16, dp: u16) -> (Key, bool, bool) {
+        match (<[u8; 4]>::try_from(self.src), <[u8; 4]>::try_from(self.dst)) {
+            (Ok(s), Ok(d)) => key4(
+                (u64::from(u32::from_be_bytes(s)) << 16) | u64::from(sp),
+                (u64::from(u32::from_be_bytes(d)) << 16) | u64::from(dp),
+            ),
+            _ => key_of(&self.src_ip(), sp, &self.dst_ip(), dp),
+        }
+    }
+}
+
+/// The key of an IPv4 connection from its packed endpoints (`pack4`) in segment order.
+#[inline]
+fn key4(a: u64, b: u64) -> (Key, bool, bool) {
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    (
+        Key::V4((u128::from(lo) << 48) | u128::from(hi)),
+        a <= b,
+        a == b,
+    )
+}
+
 #[inline]
 fn key_of(src: &IpAddr, sp: u16, dst: &IpAddr, dp: u16) -> (Key, bool, bool) {
     // By reference: the addresses are read field by field, as the decoder just wrote them.
     match (src, dst) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => {
-            let (a, b) = (pack4(*s, sp), pack4(*d, dp));
-            let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-            (
-                Key::V4((u128::from(lo) << 48) | u128::from(hi)),
-                a <= b,
-                a == b,
-            )
-        }
+        (IpAddr::V4(s), IpAddr::V4(d)) => key4(pack4(*s, sp), pack4(*d, dp)),
         _ => {
             let v6 = |x: &IpAddr| match x {
                 IpAddr::V4(v) => u128::from(v.to_ipv6_mapped()),
@@ -174,6 +217,34 @@ impl TcpTracker {
 
     /// One IP packet carrying TCP (protocol 6); `ip.missing` bytes were cut by the snap length.
     pub fn segment(&mut self, frame: u64, ts_ns: i64, ip: &IpPacket<'_>) {
+        let octets = |a: &IpAddr| -> ([u8; 16], usize) {
+            let mut b = [0; 16];
+            match a {
+                IpAddr::V4(v) => {
+                    b[..4].copy_from_slice(&v.octets());
+                    (b, 4)
+                }
+                IpAddr::V6(v) => (v.octets(), 16),
+            }
+        };
+        let ((src, n), (dst, m)) = (octets(&ip.src), octets(&ip.dst));
+        let addrs = RawAddrs {
+            src: &src[..n],
+            dst: &dst[..m],
+        };
+        self.segment_raw(frame, ts_ns, addrs, &ip.payload, ip.missing);
+    }
+
+    /// `segment` for a TCP segment in `bytes` (its IP payload, `missing` bytes cut by the snap
+    /// length) between `addrs`, as a batch holds it.
+    pub fn segment_raw(
+        &mut self,
+        frame: u64,
+        ts_ns: i64,
+        addrs: RawAddrs<'_>,
+        bytes: &[u8],
+        missing: usize,
+    ) {
         if self
             .settled
             .peek()
@@ -181,13 +252,13 @@ impl TcpTracker {
         {
             self.retire_silent(ts_ns);
         }
-        let Ok(seg) = TcpSegment::new_checked(&ip.payload) else {
+        let Ok(seg) = TcpSegment::new_checked(bytes) else {
             self.malformed += 1;
             return;
         };
-        let len = seg.payload_len(ip.missing);
+        let len = seg.payload_len(missing);
         let (sp, dp) = (seg.src_port(), seg.dst_port());
-        let (key, src_lo, same) = key_of(&ip.src, sp, &ip.dst, dp);
+        let (key, src_lo, same) = addrs.key(sp, dp);
         // Which endpoint sent the segment, from an index entry (`TcpFlow::side`).
         let side = |entry: u32| usize::from(!same && src_lo != (entry & CLIENT_LO != 0));
         let fl = seg.flags();
@@ -197,12 +268,12 @@ impl TcpTracker {
             Some(en) => {
                 let f = self.flow(en);
                 if syn_only && f.syn_starts_new(side(en), seg.seq()) {
-                    self.open(key, src_lo, ts_ns, frame, (ip.src, sp), (ip.dst, dp), fl)
+                    self.open(key, src_lo, ts_ns, frame, addrs, (sp, dp), fl)
                 } else {
                     Some(en)
                 }
             }
-            None => self.open(key, src_lo, ts_ns, frame, (ip.src, sp), (ip.dst, dp), fl),
+            None => self.open(key, src_lo, ts_ns, frame, addrs, (sp, dp), fl),
         };
         let Some(en) = entry else {
             self.over_limit += 1;
@@ -214,7 +285,7 @@ impl TcpTracker {
         let f = self.slots[slot as usize]
             .as_mut()
             .expect("index entries point at live connections");
-        debug_assert_eq!(e, f.side((ip.src, sp)));
+        debug_assert_eq!(e, f.side((addrs.src_ip(), sp)));
         f.segment(ts_ns, frame, e, &seg, &o, len);
         if !self.keep_rows && !f.summarised && f.settled() {
             // Over (closed, nothing outstanding): summarised now, its rows dropped (memory flat
@@ -319,13 +390,14 @@ impl TcpTracker {
         src_lo: bool,
         ts_ns: i64,
         frame: u64,
-        src: (IpAddr, u16),
-        dst: (IpAddr, u16),
+        addrs: RawAddrs<'_>,
+        (sp, dp): (u16, u16),
         fl: u8,
     ) -> Option<u32> {
         if self.live() >= self.max_flows {
             return None;
         }
+        let (src, dst) = ((addrs.src_ip(), sp), (addrs.dst_ip(), dp));
         let id = self.next_id;
         self.next_id += 1;
         let mut f = TcpFlow::new(id, ts_ns, frame, src, dst, fl);
