@@ -163,6 +163,11 @@ impl TcpDir {
         self.rtt_rows = Vec::new();
     }
 
+    /// Whether the sequence space is known (from a segment or an ACK of this direction).
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
     pub fn has_data(&self) -> bool {
         self.data_bytes > 0
     }
@@ -237,6 +242,7 @@ impl TcpDir {
         crate::infer::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
     }
 
+    #[inline(always)]
     fn sample(&mut self, row: RttRow) {
         let ms = row.rtt_ns as f64 / 1e6;
         self.resp_min_ns = Some(self.resp_min_ns.map_or(row.rtt_ns, |m| m.min(row.rtt_ns)));

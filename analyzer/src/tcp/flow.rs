@@ -307,8 +307,11 @@ impl TcpFlow {
         if syn && !self.syn_isn(&c, e, seg.seq()) {
             return;
         }
-        let tsval = o.ts.map(|t| t.0);
-        self.dirs[e].on_data(&c, seg.seq(), len, syn, fin, tsval);
+        // A pure ACK takes no sequence space: `on_data` would only start the direction.
+        if len > 0 || syn || fin || !self.dirs[e].started() {
+            let tsval = o.ts.map(|t| t.0);
+            self.dirs[e].on_data(&c, seg.seq(), len, syn, fin, tsval);
+        }
         if fl & flags::RST != 0 {
             self.rst = true;
         }

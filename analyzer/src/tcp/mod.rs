@@ -263,7 +263,11 @@ impl TcpTracker {
         let side = |entry: u32| usize::from(!same && src_lo != (entry & CLIENT_LO != 0));
         let fl = seg.flags();
         let syn_only = fl & options::flags::SYN != 0 && fl & options::flags::ACK == 0;
-        let found = self.lookup(key);
+        // The connection of the last IPv4 segment, checked here: the call costs more.
+        let found = match key {
+            Key::V4(k) if self.last4.1 != u32::MAX && self.last4.0 == k => Some(self.last4.1),
+            _ => self.lookup(key),
+        };
         let entry = match found {
             Some(en) => {
                 let f = self.flow(en);
