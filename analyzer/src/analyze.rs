@@ -534,8 +534,10 @@ impl<'o> Pass<'o> {
             }
             None => None,
         };
-        let first_chunk = first_view.as_ref().and_then(|v| v.parse().ok());
-        let Some((a, sender, path)) = self.tracker.classify(&ctx, first_chunk.as_ref()) else {
+        // Decoded once: the tracker classifies the packet by it, then the analysis reads it.
+        let first_parsed = first_view.as_ref().map(|v| v.parse());
+        let first_chunk = first_parsed.as_ref().and_then(|r| r.as_ref().ok());
+        let Some((a, sender, path)) = self.tracker.classify(&ctx, first_chunk) else {
             return;
         };
         let infer = &mut self.tracker.get_mut(a).infer;
@@ -546,8 +548,7 @@ impl<'o> Pass<'o> {
         if let Some(e) = first_err {
             self.malformed(a, bytes, &e);
         }
-        if let Some(v) = first_view {
-            let parsed = first_chunk.map(Ok).unwrap_or_else(|| v.parse());
+        if let (Some(v), Some(parsed)) = (first_view, first_parsed) {
             self.chunk(a, &ctx, sender, path, offset, &v, parsed);
             for item in iter {
                 match item {
@@ -590,6 +591,7 @@ impl<'o> Pass<'o> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn chunk(
         &mut self,
         a: u32,
@@ -600,7 +602,8 @@ impl<'o> Pass<'o> {
         view: &sctp::ChunkView<'_>,
         parsed: Result<sctp::Chunk<'_>, sctp::ChunkError>,
     ) {
-        let chunk = match parsed {
+        // By reference: moving a decoded chunk out of its result copies it.
+        let chunk = match &parsed {
             Ok(c) => Some(c),
             Err(e) => {
                 let frame = ctx.frame;
@@ -609,7 +612,7 @@ impl<'o> Pass<'o> {
                 None
             }
         };
-        if let Some(sctp::Chunk::Sack(s)) = &chunk {
+        if let Some(sctp::Chunk::Sack(s)) = chunk {
             // RFC 9260 3.3.4: a gap block's start is not above its end; inference skips one that is.
             if let Some(g) = s
                 .gap_blocks()
@@ -625,9 +628,8 @@ impl<'o> Pass<'o> {
                 });
             }
         }
-        self.tracker
-            .chunk(a, ctx, sender, path, view, chunk.as_ref());
-        if let Some(c) = &chunk {
+        self.tracker.chunk(a, ctx, sender, path, view, chunk);
+        if let Some(c) = chunk {
             let assoc = self.tracker.get_mut(a);
             assoc.infer.chunk(ctx, sender, view, c);
             if matches!(
@@ -645,7 +647,7 @@ impl<'o> Pass<'o> {
             }
         }
         if let Some(rows) = &mut self.chunks {
-            rows.push(ctx, a, sender, view, chunk.as_ref());
+            rows.push(ctx, a, sender, view, chunk);
         }
     }
 }
