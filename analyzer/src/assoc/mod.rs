@@ -149,15 +149,16 @@ impl Association {
         if ctx.checksum_ok == Some(false) {
             self.bad_checksums += 1;
         }
-        self.endpoints[sender as usize].add_addr(ctx.src);
-        self.endpoints[1 - sender as usize].add_addr(ctx.dst);
         let idx = match self
             .paths
             .iter()
             .position(|p| p.sender == sender && p.src == ctx.src && p.dst == ctx.dst)
         {
+            // A known path's addresses are already listed (neither list ever shrinks).
             Some(i) => i,
             None => {
+                self.endpoints[sender as usize].add_addr(ctx.src);
+                self.endpoints[1 - sender as usize].add_addr(ctx.dst);
                 self.paths.push(PathStats {
                     sender,
                     src: ctx.src,
