@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
-use crate::net::IpPacket;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
 use crate::stage::{Batch, Item, ItemKind, Stage};
@@ -454,7 +453,7 @@ impl<'o> Pass<'o> {
                 next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
             }
             match item.kind {
-                ItemKind::Sctp { .. } => self.sctp_packet(item, &item.ip(&b.arena)),
+                ItemKind::Sctp { .. } => self.sctp_packet(item, &b.arena),
                 ItemKind::Tcp => {
                     let (src, dst, bytes) = item.raw(&b.arena);
                     let addrs = crate::tcp::RawAddrs { src, dst };
@@ -494,9 +493,10 @@ impl<'o> Pass<'o> {
     }
 
     /// One SCTP packet (checksum already verified by `stage`).
-    fn sctp_packet(&mut self, item: &Item, ip: &IpPacket<'_>) {
+    fn sctp_packet(&mut self, item: &Item, arena: &[u8]) {
         let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
-        let (bytes, missing) = (&ip.payload[..], ip.missing);
+        let (src, dst, bytes) = item.raw(arena);
+        let missing = item.missing as usize;
         let pkt = match SctpPacket::new_checked(bytes) {
             Ok(p) => p,
             Err(e) => {
@@ -513,14 +513,14 @@ impl<'o> Pass<'o> {
         let ctx = PacketCtx {
             frame,
             ts_ns,
-            src: ip.src,
-            dst: ip.dst,
+            src: crate::net::ip_from_octets(src),
+            dst: crate::net::ip_from_octets(dst),
             src_port: pkt.src_port(),
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
             checksum_ok,
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
-            ttl: ip.ttl,
+            ttl: item.ttl,
         };
         let mut iter = pkt.chunks(missing);
         let mut first_err = None;
@@ -548,13 +548,12 @@ impl<'o> Pass<'o> {
         if let Some(e) = first_err {
             self.malformed(a, bytes, &e);
         }
-        if let (Some(v), Some(parsed)) = (first_view, first_parsed) {
-            self.chunk(a, &ctx, sender, path, offset, &v, parsed);
+        if let (Some(v), Some(parsed)) = (&first_view, &first_parsed) {
+            self.chunk(a, &ctx, sender, path, offset, v, parsed);
             for item in iter {
                 match item {
                     Ok(v) => {
-                        let parsed = v.parse();
-                        self.chunk(a, &ctx, sender, path, offset, &v, parsed);
+                        self.chunk(a, &ctx, sender, path, offset, &v, &v.parse());
                     }
                     Err(e) => {
                         self.warnings
@@ -600,10 +599,10 @@ impl<'o> Pass<'o> {
         path: usize,
         offset: u64,
         view: &sctp::ChunkView<'_>,
-        parsed: Result<sctp::Chunk<'_>, sctp::ChunkError>,
+        parsed: &Result<sctp::Chunk<'_>, sctp::ChunkError>,
     ) {
         // By reference: moving a decoded chunk out of its result copies it.
-        let chunk = match &parsed {
+        let chunk = match parsed {
             Ok(c) => Some(c),
             Err(e) => {
                 let frame = ctx.frame;

@@ -23,6 +23,18 @@ mod tests;
 pub use addr_text::ip_text;
 pub use error::{NetError, NetErrorKind};
 
+/// An address from its network-order bytes: 4 for IPv4, 16 for IPv6 (as a batch keeps them).
+#[inline]
+pub fn ip_from_octets(b: &[u8]) -> IpAddr {
+    match <[u8; 4]>::try_from(b) {
+        Ok(v4) => IpAddr::from(v4),
+        Err(_) => {
+            let v6: [u8; 16] = b.try_into().expect("an address is 4 or 16 bytes");
+            IpAddr::from(v6)
+        }
+    }
+}
+
 /// An IP packet (after fragment reassembly) handed to the transport layer.
 #[derive(Debug, Clone)]
 pub struct IpPacket<'a> {

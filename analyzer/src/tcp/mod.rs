@@ -78,22 +78,12 @@ pub struct RawAddrs<'a> {
 }
 
 impl RawAddrs<'_> {
-    fn ip(b: &[u8]) -> IpAddr {
-        match <[u8; 4]>::try_from(b) {
-            Ok(v4) => IpAddr::from(v4),
-            Err(_) => {
-                let v6: [u8; 16] = b.try_into().expect("an address is 4 or 16 bytes");
-                IpAddr::from(v6)
-            }
-        }
-    }
-
     fn src_ip(&self) -> IpAddr {
-        Self::ip(self.src)
+        crate::net::ip_from_octets(self.src)
     }
 
     fn dst_ip(&self) -> IpAddr {
-        Self::ip(self.dst)
+        crate::net::ip_from_octets(self.dst)
     }
 
     /// `key_of` for these addresses: IPv4 pairs straight from the bytes.
