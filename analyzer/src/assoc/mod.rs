@@ -154,7 +154,9 @@ impl Association {
             .iter()
             .position(|p| p.sender == sender && p.src == ctx.src && p.dst == ctx.dst)
         {
-            // A known path's addresses are already listed (neither list ever shrinks).
+            // A known path's addresses were listed when it was made. They stay: a list only
+            // loses entries past the address bound (`Tracker::chunk`), and a packet's address is
+            // never there (`Tracker::classify` drops packets that would put it there).
             Some(i) => i,
             None => {
                 self.endpoints[sender as usize].add_addr(ctx.src);
