@@ -3,9 +3,10 @@
 #
 # Builds deterministic captures of SIZE_MB (default 200; also 1000) by repeating lab traces of
 # sample-traces with shifted times, SCTP tags and ports, and TCP ports (analyzer example
-# make_big_capture): `sctp` (cut_p20_sack40_sender), `tcp` (tcp_loss2_p20_sender) and `mixed`
-# (mixed_p20_cut5_rec8_sender: SCTP and TCP). Then runs every tool alternately, ROUNDS times
-# (default 7: two busy threads on this VM vary by 20-60% run to run, so fewer rounds give a
+# make_big_capture): `sctp` (cut_p20_sack40_sender), `tcp` (tcp_loss2_p20_sender: 100-byte
+# messages), `tcpbulk` (tcp_bulk_p20_sender: a bulk transfer of full-size segments, 7 times
+# fewer packets per MB) and `mixed` (mixed_p20_cut5_rec8_sender: SCTP and TCP). Then runs every
+# tool alternately, ROUNDS times (default 7: two busy threads on this VM vary by 20-60% run to run, so fewer rounds give a
 # median that moves with the host), and writes bench/out/result_KIND_SIZE.md (wall, packets/s, MB/s, peak RSS,
 # ratio to ours). Slow tshark runs on 1 GB run once (marked in the table).
 #
@@ -52,8 +53,9 @@ for kind in "${kinds[@]}"; do
   case $kind in
     sctp) src=sample-traces/cut_p20_sack40_sender.pcap ;;
     tcp) src=sample-traces/tcp_loss2_p20_sender.pcap ;;
+    tcpbulk) src=sample-traces/tcp_bulk_p20_sender.pcap ;;
     mixed) src=sample-traces/mixed_p20_cut5_rec8_sender.pcap ;;
-    *) echo "unknown kind $kind (sctp, tcp, mixed, batch)" >&2; exit 2 ;;
+    *) echo "unknown kind $kind (sctp, tcp, tcpbulk, mixed, batch)" >&2; exit 2 ;;
   esac
   big="$out/${kind}_${size}mb.pcap"
   [ -s "$big" ] || "$gen" "$src" "$big" "$size"
@@ -66,7 +68,7 @@ for kind in "${kinds[@]}"; do
       tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big")
       [ "${TSN:-1}" = 1 ] && tools+=("tshark TSN analysis fields$once=tshark -r $big -o sctp.tsn_analysis:TRUE -T fields -e frame.number -e sctp.retransmission -e sctp.sack_rtt")
       ;;
-    tcp)
+    tcp | tcpbulk)
       tools+=("ours --no-tcp=$ours --no-tcp $big" "ours --jobs 1 --no-tcp=$ours --jobs 1 --no-tcp $big")
       tools+=("tcptrace -n -l -r=tcptrace -n -l -r $big")
       # tshark's TCP analysis takes minutes here (81 s at 200 MB): once, and CONV=0 skips it.

@@ -40,6 +40,12 @@ run spike_p20_rtomin100 "SPIKE=3:5:400 VERBOSE=0" "{\"scenario\": \"RTT spike on
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3
+# Bulk Linux TCP (no SCTP): 1000-byte writes back to back over 4 Mbit/s paths with a 30-frame
+# queue, no failure, 2 s: full-size segments, for the `tcpbulk` speed benchmark
+# (bench/compare.sh). Only its sender side is kept (below).
+run tcp_bulk_p20 "MODE=tcp MSGLEN=1000 RATE_KBIT=4000 QLIMIT=30 VERBOSE=0" "{\"scenario\": \"bulk Linux TCP, 1000-byte writes, 4 Mbit/s, no failure\"}" \
+  40 100 2 20 0 -1 2
+rm -f out/tcp_bulk_p20_receiver.pcap
 for f in out/*_sender.* out/*_receiver.* out/*_truth.json out/*_measured.json; do
   [ -e "$f" ] || continue
   cp "$f" "$here/"
