@@ -89,15 +89,14 @@ fn f(v: &Value, path: &[&str]) -> Option<f64> {
 
 #[test]
 fn scored_lab_truth() {
-    // Without ../shared, the two lab runs kept in sample-traces (mixed_p20_cut5_rec8 and
-    // tcp_loss2_p20, sender side) are scored; the others are skipped.
-    let lab = match shared() {
-        Some(sh) => sh.join("captures/lab"),
-        None => {
-            eprintln!("../shared/captures not present: scoring the lab runs in sample-traces");
-            Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-traces")).to_path_buf()
-        }
-    };
+    // Without ../shared, the lab runs kept in sample-traces (mixed_p20_cut5_rec8, tcp_loss2_p20
+    // and tcp_bulk_p20, sender side) are scored; the others are skipped. A run made by
+    // sample-traces/generate.sh (tcp_bulk_p20) is scored from sample-traces either way.
+    let samples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../sample-traces")).to_path_buf();
+    let shared_lab = shared().map(|sh| sh.join("captures/lab"));
+    if shared_lab.is_none() {
+        eprintln!("../shared/captures not present: scoring the lab runs in sample-traces");
+    }
     let mut t = Table::default();
     let runs = [
         "tcp_p20_cut5_rec7",
@@ -106,8 +105,15 @@ fn scored_lab_truth() {
         "tcp_sparse250",
         "tcp_sparse250_delack",
         "mixed_p20_cut5_rec8",
+        "tcp_bulk_p20",
     ];
     for run in runs {
+        let has = |d: &PathBuf| d.join(format!("{run}_truth.json")).exists();
+        let lab = shared_lab
+            .iter()
+            .find(|d| has(d))
+            .unwrap_or(&samples)
+            .clone();
         let truth_path = lab.join(format!("{run}_truth.json"));
         let Ok(text) = std::fs::read_to_string(&truth_path) else {
             eprintln!("skipped {run}: no truth file");
