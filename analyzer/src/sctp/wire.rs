@@ -572,16 +572,75 @@ impl<'a> ChunkView<'a> {
     /// Decodes the chunk. A truncated chunk is decoded as far as captured: it succeeds when its
     /// fixed fields are present (variable parts hold what was captured), else it is an error.
     pub fn parse(&self) -> Result<Chunk<'a>, ChunkError> {
+        use types::*;
+        // Every arm makes the whole result, each error with the chunk's offset: building the
+        // chunk first and wrapping it afterwards copied it (a quarter of the cost of decoding).
         let err = |kind| ChunkError {
             offset: self.offset,
             kind,
         };
-        // The common types are built straight into the result (wrapping a whole decoded chunk
-        // again for the error's offset copied it: a quarter of the cost of decoding).
+        // The fixed fields after the chunk header, `need` bytes at least.
+        let fixed = |need| self.fixed(need).map_err(err);
+        let t_bit = self.flags & 0x01 != 0;
         match self.ctype {
-            types::DATA | types::I_DATA => self.data().map(Chunk::Data).map_err(err),
-            types::SACK | types::NR_SACK => self.sack().map(Chunk::Sack).map_err(err),
-            _ => self.parse_kind().map_err(err),
+            DATA | I_DATA => self.data().map(Chunk::Data).map_err(err),
+            INIT | INIT_ACK => self.init().map(Chunk::Init).map_err(err),
+            SACK | NR_SACK => self.sack().map(Chunk::Sack).map_err(err),
+            // RFC 9260 3.3.5/3.3.6: the Heartbeat Info parameter, kept as raw bytes.
+            HEARTBEAT | HEARTBEAT_ACK => Ok(Chunk::Heartbeat {
+                ack: self.ctype == HEARTBEAT_ACK,
+                info: self.value,
+            }),
+            // RFC 9260 3.3.7: T bit is flag 0x01; then zero or more error causes.
+            ABORT => self
+                .causes()
+                .map(|causes| Chunk::Abort { t_bit, causes })
+                .map_err(err),
+            // RFC 9260 3.3.10: one or more error causes.
+            ERROR => self
+                .causes()
+                .map(|causes| Chunk::Error { causes })
+                .map_err(err),
+            // RFC 9260 3.3.8: Cumulative TSN Ack, length 8.
+            SHUTDOWN => fixed(4).map(|v| Chunk::Shutdown {
+                cum_tsn_ack: be32(v, 0),
+            }),
+            // RFC 9260 3.3.9 / 3.3.12: header only.
+            SHUTDOWN_ACK => Ok(Chunk::ShutdownAck),
+            COOKIE_ACK => Ok(Chunk::CookieAck),
+            // RFC 9260 3.3.13: T bit is flag 0x01.
+            SHUTDOWN_COMPLETE => Ok(Chunk::ShutdownComplete { t_bit }),
+            // RFC 9260 3.3.11: the cookie is the whole value.
+            COOKIE_ECHO => Ok(Chunk::CookieEcho {
+                cookie_len: self.announced(),
+            }),
+            // RFC 9260 Appendix A: ECNE and CWR carry the lowest TSN (u32).
+            ECNE => fixed(4).map(|v| Chunk::Ecne {
+                lowest_tsn: be32(v, 0),
+            }),
+            CWR => fixed(4).map(|v| Chunk::Cwr {
+                lowest_tsn: be32(v, 0),
+            }),
+            // RFC 4895 4.1: Shared Key Identifier u16, HMAC Identifier u16, then the HMAC.
+            AUTH => fixed(4).map(|v| Chunk::Auth {
+                key_id: be16(v, 0),
+                hmac_id: be16(v, 2),
+            }),
+            ASCONF | ASCONF_ACK => self.asconf().map(Chunk::Asconf).map_err(err),
+            RE_CONFIG => self
+                .reconfig()
+                .map(|params| Chunk::Reconfig { params })
+                .map_err(err),
+            // RFC 4820 3: the value is padding.
+            PAD => Ok(Chunk::Pad {
+                len: self.announced(),
+            }),
+            // RFC 3758 3.2 / RFC 8260 2.3: New Cumulative TSN, then per-stream entries.
+            FORWARD_TSN | I_FORWARD_TSN => fixed(4).map(|v| Chunk::ForwardTsn {
+                i_forward: self.ctype == I_FORWARD_TSN,
+                new_cum_tsn: be32(v, 0),
+            }),
+            ctype => Ok(Chunk::Unknown { ctype }),
         }
     }
 
@@ -607,78 +666,16 @@ impl<'a> ChunkView<'a> {
         TlvIter::new(bytes, CHUNK_HEADER_LEN + from, self.truncated)
     }
 
-    fn parse_kind(&self) -> Result<Chunk<'a>, ChunkErrorKind> {
-        use types::*;
-        let t_bit = self.flags & 0x01 != 0;
-        Ok(match self.ctype {
-            DATA | I_DATA => Chunk::Data(self.data()?),
-            INIT | INIT_ACK => Chunk::Init(self.init()?),
-            SACK | NR_SACK => Chunk::Sack(self.sack()?),
-            // RFC 9260 3.3.5/3.3.6: the Heartbeat Info parameter, kept as raw bytes.
-            HEARTBEAT | HEARTBEAT_ACK => Chunk::Heartbeat {
-                ack: self.ctype == HEARTBEAT_ACK,
-                info: self.value,
-            },
-            // RFC 9260 3.3.7: T bit is flag 0x01; then zero or more error causes.
-            ABORT => Chunk::Abort {
-                t_bit,
-                causes: self.causes()?,
-            },
-            // RFC 9260 3.3.10: one or more error causes.
-            ERROR => Chunk::Error {
-                causes: self.causes()?,
-            },
-            // RFC 9260 3.3.8: Cumulative TSN Ack, length 8.
-            SHUTDOWN => Chunk::Shutdown {
-                cum_tsn_ack: be32(self.fixed(4)?, 0),
-            },
-            // RFC 9260 3.3.9 / 3.3.12: header only.
-            SHUTDOWN_ACK => Chunk::ShutdownAck,
-            COOKIE_ACK => Chunk::CookieAck,
-            // RFC 9260 3.3.13: T bit is flag 0x01.
-            SHUTDOWN_COMPLETE => Chunk::ShutdownComplete { t_bit },
-            // RFC 9260 3.3.11: the cookie is the whole value.
-            COOKIE_ECHO => Chunk::CookieEcho {
-                cookie_len: self.announced(),
-            },
-            // RFC 9260 Appendix A: ECNE and CWR carry the lowest TSN (u32).
-            ECNE => Chunk::Ecne {
-                lowest_tsn: be32(self.fixed(4)?, 0),
-            },
-            CWR => Chunk::Cwr {
-                lowest_tsn: be32(self.fixed(4)?, 0),
-            },
-            // RFC 4895 4.1: Shared Key Identifier u16, HMAC Identifier u16, then the HMAC.
-            AUTH => {
-                let v = self.fixed(4)?;
-                Chunk::Auth {
-                    key_id: be16(v, 0),
-                    hmac_id: be16(v, 2),
-                }
+    /// RFC 6525 3.1: one or two re-configuration parameters.
+    fn reconfig(&self) -> Result<Vec<ReconfigParam>, ChunkErrorKind> {
+        let mut params = Vec::new();
+        for t in self.params(0) {
+            match reconfig_param(&t?)? {
+                Some(p) => params.push(p),
+                None => break,
             }
-            ASCONF | ASCONF_ACK => Chunk::Asconf(self.asconf()?),
-            // RFC 6525 3.1: one or two re-configuration parameters.
-            RE_CONFIG => {
-                let mut params = Vec::new();
-                for t in self.params(0) {
-                    match reconfig_param(&t?)? {
-                        Some(p) => params.push(p),
-                        None => break,
-                    }
-                }
-                Chunk::Reconfig { params }
-            }
-            // RFC 4820 3: the value is padding.
-            PAD => Chunk::Pad {
-                len: self.announced(),
-            },
-            // RFC 3758 3.2 / RFC 8260 2.3: New Cumulative TSN, then per-stream entries.
-            FORWARD_TSN | I_FORWARD_TSN => Chunk::ForwardTsn {
-                i_forward: self.ctype == I_FORWARD_TSN,
-                new_cum_tsn: be32(self.fixed(4)?, 0),
-            },
-            ctype => Chunk::Unknown { ctype },
-        })
+        }
+        Ok(params)
     }
 
     fn data(&self) -> Result<DataChunk, ChunkErrorKind> {
