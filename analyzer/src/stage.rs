@@ -40,7 +40,7 @@ pub(crate) enum ItemKind {
 
 /// One IP packet for the analysis, in 40 bytes (the reading thread writes them and the analysing
 /// one reads them: halving the item from 80 bytes cut the reader's own time on TCP headers by a
-/// quarter). Its addresses and bytes are in the batch's arena from `start` on (`Item::ip`).
+/// quarter). Its addresses and bytes are in the batch's arena from `start` on (`Item::raw`).
 #[derive(Debug, Clone)]
 pub(crate) struct Item {
     pub frame: u64,
@@ -80,8 +80,8 @@ fn push_addr(arena: &mut Vec<u8>, a: &IpAddr) -> u8 {
 }
 
 impl Item {
-    /// The source and destination addresses (4 or 16 bytes each) and the bytes of the packet,
-    /// as the arena holds them: what the TCP tracker reads, without building an `IpPacket`.
+    /// The source and destination addresses (4 or 16 bytes each, `net::ip_from_octets`) and
+    /// the bytes of the packet, as the arena holds them (no `IpPacket` is built again).
     #[inline]
     pub fn raw<'a>(&self, arena: &'a [u8]) -> (&'a [u8], &'a [u8], &'a [u8]) {
         let at = self.start as usize;

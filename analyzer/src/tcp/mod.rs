@@ -90,10 +90,7 @@ impl RawAddrs<'_> {
     #[inline]
     fn key(&self, sp: u16, dp: u16) -> (Key, bool, bool) {
         match (<[u8; 4]>::try_from(self.src), <[u8; 4]>::try_from(self.dst)) {
-            (Ok(s), Ok(d)) => key4(
-                (u64::from(u32::from_be_bytes(s)) << 16) | u64::from(sp),
-                (u64::from(u32::from_be_bytes(d)) << 16) | u64::from(dp),
-            ),
+            (Ok(s), Ok(d)) => key4(pack4(s.into(), sp), pack4(d.into(), dp)),
             _ => key_of(&self.src_ip(), sp, &self.dst_ip(), dp),
         }
     }
@@ -253,11 +250,7 @@ impl TcpTracker {
         let side = |entry: u32| usize::from(!same && src_lo != (entry & CLIENT_LO != 0));
         let fl = seg.flags();
         let syn_only = fl & options::flags::SYN != 0 && fl & options::flags::ACK == 0;
-        // The connection of the last IPv4 segment, checked here: the call costs more.
-        let found = match key {
-            Key::V4(k) if self.last4.1 != u32::MAX && self.last4.0 == k => Some(self.last4.1),
-            _ => self.lookup(key),
-        };
+        let found = self.last_v4(&key).or_else(|| self.lookup(key));
         let entry = match found {
             Some(en) => {
                 let f = self.flow(en);
@@ -358,13 +351,23 @@ impl TcpTracker {
         self.slots.len() - self.free.len()
     }
 
-    #[inline]
+    /// The entry of the last IPv4 connection looked up, when `key` is its key: consecutive
+    /// segments mostly belong to the same connection, and this comparison, inlined where
+    /// segments come in, costs less than the call to `lookup`.
+    #[inline(always)]
+    fn last_v4(&self, key: &Key) -> Option<u32> {
+        match key {
+            Key::V4(k) if self.last4.1 != u32::MAX && self.last4.0 == *k => Some(self.last4.1),
+            _ => None,
+        }
+    }
+
     fn lookup(&mut self, key: Key) -> Option<u32> {
+        if let Some(en) = self.last_v4(&key) {
+            return Some(en);
+        }
         match key {
             Key::V4(k) => {
-                if self.last4.1 != u32::MAX && self.last4.0 == k {
-                    return Some(self.last4.1);
-                }
                 let en = *self.index4.get(&k)?;
                 self.last4 = (k, en);
                 Some(en)
