@@ -5,7 +5,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
-use crate::assoc::{Association, PacketCtx, Tracker, TrackerLimits};
+use std::collections::VecDeque;
+
+use crate::assoc::accounting::{chunk_types, CaptureAccounting, DupKey, FirstCopy};
+use crate::assoc::{Association, Classified, PacketCtx, Tracker, TrackerLimits};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
 use crate::report::AssocReport;
@@ -29,6 +32,14 @@ const HANDOVER_TCP: usize = 16;
 
 /// Warnings kept per capture; further ones are only counted.
 const MAX_WARNINGS: usize = 50;
+
+/// An association that ended stays with the tracker this long (capture time) before it is
+/// handed on, so that its late packets (a repeated ABORT or SHUTDOWN-COMPLETE, late SACKs) are
+/// counted with it: RFC 9260 9.2, the T5-shutdown-guard timer, 5 x RTO.Max (5 x 60 s).
+const HOLD_ENDED_NS: i64 = 300_000_000_000;
+/// Ended associations held at most (the oldest is handed on earlier): each keeps its detail
+/// until it is summarised, so memory stays bounded.
+const MAX_HELD: usize = 64;
 
 /// What to analyse and how.
 #[derive(Debug, Clone)]
@@ -105,6 +116,8 @@ pub struct CaptureAnalysis {
     pub chunks: Option<ChunkRows>,
     /// TCP connections, for the SCTP-vs-TCP comparison.
     pub tcp_flows: Vec<crate::tcp::TcpFlow>,
+    /// Duplicates, unassociated packets, checksum verdict, association ends.
+    pub accounting: CaptureAccounting,
 }
 
 impl CaptureAnalysis {
@@ -120,18 +133,7 @@ impl CaptureAnalysis {
     }
 }
 
-/// The capture's time origin: every `*_s` figure is relative to its first frame.
-#[derive(Debug, Clone, Copy)]
-pub struct TimeBase {
-    pub first_ns: Option<i64>,
-}
-
-impl TimeBase {
-    /// Seconds since the capture's first frame.
-    pub fn rel_s(&self, ts_ns: i64) -> f64 {
-        (ts_ns - self.first_ns.unwrap_or(ts_ns)) as f64 / 1e9
-    }
-}
+pub use crate::packet::TimeBase;
 
 /// Collects warnings up to a bound, counting the rest.
 #[derive(Debug, Default)]
@@ -285,7 +287,8 @@ pub fn analyze_reader_streaming(
                             return pass;
                         }
                     }
-                    if held > 0 {
+                    pass.release_all();
+                    if held > 0 || !pass.out.is_empty() {
                         let _ = out_tx.send(pass.drain(bytes).collect());
                     }
                     pass
@@ -310,6 +313,10 @@ pub fn analyze_reader_streaming(
                 out(o);
             }
             if !more {
+                pass.release_all();
+                for o in pass.drain(b.input_bytes) {
+                    out(o);
+                }
                 break;
             }
         }
@@ -344,11 +351,19 @@ pub fn analyze_reader_streaming(
     for w in tcp.warnings {
         pass.warnings.push(|| w);
     }
-    warnings.extend(pass.warnings.finish());
     let mut associations = pass.tracker.into_associations();
     for a in &mut associations {
         a.infer.finish();
+        match end.last_ns {
+            Some(t) => a.lifecycle.finish_at(t),
+            None => a.lifecycle.finish(),
+        }
+        pass.acct.association_done(a);
     }
+    for w in pass.acct.warnings() {
+        pass.warnings.push(|| w);
+    }
+    warnings.extend(pass.warnings.finish());
     CaptureAnalysis {
         file: name.to_string(),
         format: end.reader.format(),
@@ -365,6 +380,7 @@ pub fn analyze_reader_streaming(
         tcp_flows: tcp.flows,
         emitted: pass.emitted,
         emitted_tcp: pass.emitted_tcp,
+        accounting: pass.acct,
     }
 }
 
@@ -396,6 +412,9 @@ struct Pass<'o> {
     streaming: bool,
     /// An association that ended in the current packet, retired once the packet is done.
     ended: Option<u32>,
+    /// Ended associations still with the tracker (end time, id), oldest first (`HOLD_ENDED_NS`).
+    held: VecDeque<(i64, u32)>,
+    acct: CaptureAccounting,
     /// Retired associations and progress not yet handed on (see `drain`).
     out: Vec<Out>,
     emitted: u64,
@@ -416,12 +435,15 @@ impl<'o> Pass<'o> {
             opts,
             streaming,
             ended: None,
+            held: VecDeque::new(),
+            acct: CaptureAccounting::default(),
             out: Vec::new(),
             emitted: 0,
             emitted_tcp: 0,
             tracker: {
                 let mut t = Tracker::new(opts.limits);
                 t.skip_table_rows = !opts.keep_rows;
+                t.release_ended = streaming;
                 t
             },
             tcp: {
@@ -509,6 +531,10 @@ impl<'o> Pass<'o> {
         let checksum_ok = item.checksum_ok;
         if checksum_ok == Some(false) {
             self.bad_checksums += 1;
+            self.acct.checksums.bad += 1;
+            if sctp::crc32c::stored(bytes) == Some(0) {
+                self.acct.checksums.bad_zero += 1;
+            }
         }
         let ctx = PacketCtx {
             frame,
@@ -522,6 +548,19 @@ impl<'o> Pass<'o> {
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
             ttl: item.ttl,
         };
+        self.release_held(ts_ns);
+        // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").
+        let key = DupKey::new(bytes, item.missing, checksum_ok, ctx.src, ctx.dst);
+        let link = item.link_packet_type();
+        let tracker = &self.tracker;
+        if let Some(first) = self
+            .acct
+            .dups
+            .find(&key, ts_ns, |a, s| tracker.peer_sent(a, s))
+        {
+            self.duplicate(first, link, &pkt, missing, bytes);
+            return;
+        }
         let mut iter = pkt.chunks(missing);
         let mut first_err = None;
         let first_view = match iter.next() {
@@ -537,10 +576,55 @@ impl<'o> Pass<'o> {
         // Decoded once: the tracker classifies the packet by it, then the analysis reads it.
         let first_parsed = first_view.as_ref().map(|v| v.parse());
         let first_chunk = first_parsed.as_ref().and_then(|r| r.as_ref().ok());
-        let Some((a, sender, path)) = self.tracker.classify(&ctx, first_chunk) else {
-            return;
+        let classified = self.tracker.classify(&ctx, first_chunk);
+        if let Some(old) = self.tracker.take_restarted() {
+            self.end_association(old, ts_ns);
+        }
+        let (a, sender, path, ended) = match classified {
+            Classified::Assoc {
+                a,
+                sender,
+                path,
+                ended,
+            } => (a, sender, path, ended),
+            Classified::Unassociated(why) => {
+                let first = FirstCopy {
+                    assoc: None,
+                    peer_seen: 0,
+                    link,
+                };
+                self.acct.dups.insert(key, ts_ns, first);
+                if checksum_ok == Some(false) {
+                    self.acct.checksums.unattributed += 1;
+                }
+                let u = &mut self.acct.unassociated;
+                u.chunks.packet(pkt.chunks(missing), bytes, &mut Vec::new());
+                u.packet(frame, ctx.src, ctx.dst, (ctx.src_port, ctx.dst_port), why);
+                return;
+            }
         };
-        let infer = &mut self.tracker.get_mut(a).infer;
+        let assoc = self.tracker.get_mut(a);
+        let first = FirstCopy {
+            assoc: Some((a, sender)),
+            peer_seen: assoc.sent[1 - sender as usize],
+            link,
+        };
+        self.acct.dups.insert(key, ts_ns, first);
+        if ended {
+            // After its end (until the T5 guard): counted with it, not analysed.
+            let mut types = Vec::new();
+            chunk_types(pkt.chunks(missing), bytes, |t, malformed| {
+                if malformed {
+                    assoc.count_malformed(t);
+                } else if let Some(t) = t {
+                    assoc.count_type(t);
+                }
+                types.extend(t);
+            });
+            assoc.lifecycle.after_end(&ctx, sender, &types);
+            return;
+        }
+        let infer = &mut assoc.infer;
         if infer.deadline_ns.is_none() {
             infer.deadline_ns = self.opts.deadline_ms.map(|d| (d * 1e6) as i64);
         }
@@ -566,26 +650,88 @@ impl<'o> Pass<'o> {
         }
         self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
         if let Some(ended) = self.ended.take() {
-            self.emit_ended(ended, ts_ns);
+            self.end_association(ended, ts_ns);
+        }
+    }
+
+    /// A capture duplicate: counted for the capture and its first copy's association.
+    fn duplicate(
+        &mut self,
+        first: FirstCopy,
+        link: Option<u8>,
+        pkt: &SctpPacket<&[u8]>,
+        missing: usize,
+        bytes: &[u8],
+    ) {
+        self.acct.duplicates += 1;
+        self.acct.dups.note_link(first.link, link);
+        self.acct
+            .duplicate_chunks
+            .packet(pkt.chunks(missing), bytes, &mut Vec::new());
+        if let Some(assoc) = first.assoc.and_then(|(a, _)| self.tracker.live_mut(a)) {
+            assoc.duplicate_frames += 1;
+        }
+    }
+
+    /// An association ended (SHUTDOWN-COMPLETE, ABORT, restart). Streaming, it is held for its
+    /// late packets and handed on later (`release_held`); otherwise it is summarised now, so
+    /// that its detail can go (bounded memory over long captures).
+    fn end_association(&mut self, a: u32, now_ns: i64) {
+        if self.streaming {
+            self.held.push_back((now_ns, a));
+            if self.held.len() > MAX_HELD {
+                if let Some((_, old)) = self.held.pop_front() {
+                    self.emit_ended(old, now_ns);
+                }
+            }
+        } else {
+            self.tracker
+                .get_mut(a)
+                .infer
+                .finish_ended(self.opts.keep_rows);
+        }
+    }
+
+    /// Hands on the held associations whose T5 guard has passed.
+    #[inline]
+    fn release_held(&mut self, now_ns: i64) {
+        while let Some(&(at, a)) = self.held.front() {
+            if now_ns.saturating_sub(at) <= HOLD_ENDED_NS {
+                break;
+            }
+            self.held.pop_front();
+            self.emit_ended(a, now_ns);
+        }
+    }
+
+    /// At the capture's end: hands on every held association (streaming).
+    fn release_all(&mut self) {
+        while let Some((at, a)) = self.held.pop_front() {
+            self.emit_ended(a, at);
         }
     }
 
     /// Retires an ended association: handed on whole, summarised by the receiving stage.
     fn emit_ended(&mut self, a: u32, now_ns: i64) {
-        if let Some(assoc) = self.tracker.retire(a, now_ns) {
+        if let Some(mut assoc) = self.tracker.retire(a, now_ns) {
+            assoc.lifecycle.finish();
+            self.acct.association_done(&assoc);
             self.emitted += 1;
             self.out.push(Out::Ended(self.first_ns, assoc));
         }
     }
 
     /// A chunk whose header is present but whose length is impossible (RFC 9260 3.2): counted
-    /// under its type and as malformed, as Wireshark does; the walk of that packet ends there.
+    /// as tshark counts it (`accounting::chunk_types`); the walk of that packet ends there.
     fn malformed(&mut self, a: u32, bytes: &[u8], e: &sctp::ChunkError) {
         use sctp::ChunkErrorKind::{LengthTooSmall, PastEnd};
-        if matches!(e.kind, LengthTooSmall(_) | PastEnd { .. }) {
-            if let Some(&ctype) = bytes.get(e.offset) {
+        match e.kind {
+            PastEnd { .. } => {
+                let ctype = bytes.get(e.offset).copied();
                 self.tracker.get_mut(a).count_malformed(ctype);
             }
+            LengthTooSmall(_) => self.tracker.get_mut(a).count_malformed(None),
+            _ => {}
         }
     }
 
@@ -628,22 +774,24 @@ impl<'o> Pass<'o> {
             }
         }
         self.tracker.chunk(a, ctx, sender, path, view, chunk);
+        if chunk.is_none() {
+            // An ABORT whose causes are malformed still ends the association.
+            self.tracker
+                .get_mut(a)
+                .lifecycle
+                .unparsed(ctx, sender, view);
+        }
         if let Some(c) = chunk {
             let assoc = self.tracker.get_mut(a);
             assoc.infer.chunk(ctx, sender, view, c);
-            if matches!(
-                c,
-                sctp::Chunk::ShutdownComplete { .. } | sctp::Chunk::Abort { .. }
-            ) {
-                // RFC 9260 9.2 / 9.1: the association is over; summarise it now so that its
-                // detail can go (bounded memory over long captures). Streaming: it is retired
-                // and summarised by the stage that emits it (`ended_report`).
-                if self.streaming {
-                    self.ended = Some(a);
-                } else {
-                    assoc.infer.finish_ended(self.opts.keep_rows);
-                }
-            }
+            assoc.lifecycle.chunk(ctx, sender, view, c);
+        }
+        if matches!(
+            view.ctype,
+            sctp::types::SHUTDOWN_COMPLETE | sctp::types::ABORT
+        ) {
+            // RFC 9260 9.2 / 9.1: the association is over (`end_association`).
+            self.ended = Some(a);
         }
         if let Some(rows) = &mut self.chunks {
             rows.push(ctx, a, sender, view, chunk);

@@ -2,7 +2,7 @@
 
 use std::net::IpAddr;
 
-use crate::assoc::PacketCtx;
+use crate::packet::PacketCtx;
 use crate::sctp::{Chunk, ChunkView};
 
 /// One column vector per field of the `chunks` table; rows are appended in capture order.

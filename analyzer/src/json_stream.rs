@@ -148,6 +148,7 @@ impl<W: Write> JsonStream<W> {
             error: &report.error,
             start_epoch_s: report.start_epoch_s,
             duration_s: report.duration_s,
+            accounting: &report.accounting,
         };
         let body = serde_json::to_vec(&rest).map_err(io::Error::other)?;
         // `{"file":...}` -> `,"file":...` appended to the open capture object.
@@ -195,6 +196,8 @@ struct Rest<'a> {
     error: &'a Option<String>,
     start_epoch_s: Option<f64>,
     duration_s: f64,
+    #[serde(flatten)]
+    accounting: &'a crate::report::AccountingReport,
 }
 
 /// Writes `v` as the next element of a JSON array of which `n` elements are written already.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analyze::{CaptureAnalysis, TimeBase};
 use crate::assoc::Association;
+use crate::lifecycle::LifecycleReport;
 use crate::report_infer::{directions, path_infer, DirectionReport, PathInfer};
 use crate::sctp::chunk_type_name;
 
@@ -42,6 +43,143 @@ pub struct CaptureReport {
     /// SCTP association and TCP flow directions side by side, same units.
     #[serde(default)]
     pub comparison: Vec<crate::compare::ComparisonRow>,
+    /// Every SCTP packet accounted for once (issue "Real captures").
+    #[serde(flatten)]
+    pub accounting: AccountingReport,
+}
+
+/// Capture-level accounting: `sctp_packets` is the packets of the associations plus
+/// `unassociated.packets` plus `duplicate_frames`; `chunk_totals` is the associations' chunks
+/// plus the unassociated ones plus the duplicates' (what tshark counts over all frames).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct AccountingReport {
+    #[serde(default)]
+    pub duplicate_frames: u64,
+    #[serde(default)]
+    pub duplicate_chunks: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub chunk_totals: BTreeMap<String, u64>,
+    /// Chunks whose length field was below 4 or past the packet end, over all packets.
+    #[serde(default)]
+    pub malformed_chunks: u64,
+    #[serde(default)]
+    pub unassociated: UnassociatedReport,
+    /// true: bad checksums are checksum offload at the capturing host; false: corruption; null:
+    /// no bad checksum.
+    #[serde(default)]
+    pub checksum_offload: Option<bool>,
+    #[serde(default)]
+    pub checksum_evidence: Option<ChecksumEvidence>,
+    /// Associations by how they ended (`end.kind`).
+    #[serde(default)]
+    pub association_ends: BTreeMap<String, u64>,
+    /// ABORT causes over the associations ended by ABORT (or whose handshake an ABORT failed).
+    #[serde(default)]
+    pub abort_causes: Vec<AbortCauseCount>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct UnassociatedReport {
+    pub packets: u64,
+    pub chunks: BTreeMap<String, u64>,
+    /// Packets per reason (README "Accounting"): ootb_abort, ootb_shutdown_complete,
+    /// ootb_shutdown_ack, bad_vtag, no_chunk, after_reported_end, limit.
+    pub reasons: BTreeMap<String, u64>,
+    /// "source -> destination" address pairs seen (at most 64).
+    pub addresses: Vec<String>,
+    /// [source port, destination port] pairs seen (at most 64).
+    pub ports: Vec<[u16; 2]>,
+    pub first_frame: Option<u64>,
+    pub last_frame: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ChecksumEvidence {
+    pub bad: u64,
+    /// Share of the bad checksums whose field is 0.
+    pub zero_share: f64,
+    /// Associations whose bad checksums all came from one endpoint (all of its packets) while
+    /// the peer's were valid, and the others.
+    pub one_sided_associations: u64,
+    pub mixed_associations: u64,
+    /// Addresses of the endpoints whose packets were all bad.
+    pub bad_side: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AbortCauseCount {
+    pub code: u16,
+    pub name: String,
+    pub associations: u64,
+}
+
+fn tally_map(counts: &[(u8, u64)]) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for &(t, n) in counts {
+        *m.entry(chunk_type_name(t).into_owned()).or_insert(0) += n;
+    }
+    m
+}
+
+impl AccountingReport {
+    pub fn new(a: &crate::assoc::accounting::CaptureAccounting) -> Self {
+        let u = &a.unassociated;
+        let mut totals = a.assoc_chunks.clone();
+        for t in [&u.chunks, &a.duplicate_chunks] {
+            for &(k, n) in &t.counts {
+                totals.add_n(k, n);
+            }
+            totals.malformed += t.malformed;
+        }
+        let c = &a.checksums;
+        AccountingReport {
+            duplicate_frames: a.duplicates,
+            duplicate_chunks: tally_map(&a.duplicate_chunks.counts),
+            chunk_totals: tally_map(&totals.counts),
+            malformed_chunks: totals.malformed,
+            unassociated: UnassociatedReport {
+                packets: u.packets,
+                chunks: tally_map(&u.chunks.counts),
+                reasons: u
+                    .reasons
+                    .iter()
+                    .map(|(r, n)| (r.as_str().to_string(), *n))
+                    .collect(),
+                addresses: u
+                    .addresses
+                    .iter()
+                    .map(|(s, d)| {
+                        format!("{} -> {}", crate::net::ip_text(s), crate::net::ip_text(d))
+                    })
+                    .collect(),
+                ports: u.ports.iter().map(|&(s, d)| [s, d]).collect(),
+                first_frame: u.first_frame,
+                last_frame: u.last_frame,
+            },
+            checksum_offload: c.offload(),
+            checksum_evidence: (c.bad > 0).then(|| ChecksumEvidence {
+                bad: c.bad,
+                zero_share: c.bad_zero as f64 / c.bad as f64,
+                one_sided_associations: c.one_sided,
+                mixed_associations: c.mixed,
+                bad_side: c.bad_side.iter().map(crate::net::ip_text).collect(),
+            }),
+            association_ends: a
+                .ends
+                .iter()
+                .map(|(k, n)| (k.as_str().to_string(), *n))
+                .collect(),
+            abort_causes: a
+                .abort_causes
+                .iter()
+                .map(|(code, name, n)| AbortCauseCount {
+                    code: *code,
+                    name: name.clone(),
+                    associations: *n,
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -86,6 +224,13 @@ pub struct AssocReport {
     pub paths: Vec<PathReport>,
     /// Per DATA-sending endpoint: timer inference (issue "Timer inference").
     pub directions: Vec<DirectionReport>,
+    /// Capture duplicates of this association's packets: counted, not analysed.
+    #[serde(default)]
+    pub duplicate_frames: u64,
+    /// How it started and ended: `handshake_started`, `events`, `events_dropped`,
+    /// `after_end_packets`, `end`, `filter`.
+    #[serde(flatten)]
+    pub lifecycle: LifecycleReport,
 }
 
 fn ms(ns: i64) -> f64 {
@@ -123,6 +268,7 @@ impl CaptureReport {
             associations,
             tcp_flows,
             comparison,
+            accounting: AccountingReport::new(&c.accounting),
         }
     }
 
@@ -143,6 +289,7 @@ impl CaptureReport {
             associations: Vec::new(),
             tcp_flows: Vec::new(),
             comparison: Vec::new(),
+            accounting: AccountingReport::default(),
         }
     }
 }
@@ -161,7 +308,8 @@ impl AssocReport {
                     addresses: e.addresses.iter().map(crate::net::ip_text).collect(),
                 })
                 .collect(),
-            handshake_seen: a.handshake_seen,
+            // The four-way handshake completed (an INIT answered by ABORT was not "seen").
+            handshake_seen: a.lifecycle.handshake_completed(),
             first_s: c.rel_s(a.first_ns),
             last_s: c.rel_s(a.last_ns),
             first_frame: a.first_frame,
@@ -196,6 +344,12 @@ impl AssocReport {
                 })
                 .collect(),
             directions: directions(c, a),
+            duplicate_frames: a.duplicate_frames,
+            lifecycle: a.lifecycle.report(
+                c,
+                [a.endpoints[0].port, a.endpoints[1].port],
+                [a.endpoints[0].vtag, a.endpoints[1].vtag],
+            ),
         }
     }
 }

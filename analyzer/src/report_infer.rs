@@ -3,11 +3,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analyze::TimeBase;
 use crate::assoc::Association;
 use crate::infer::direction::DirInfer;
 use crate::infer::stats::Dist;
 use crate::infer::summary::Vantage;
+use crate::packet::TimeBase;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct RtxCounts {

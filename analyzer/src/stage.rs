@@ -57,9 +57,13 @@ pub(crate) struct Item {
     pub kind: ItemKind,
     /// SCTP: CRC32c verified (RFC 9260 6.8); `None` when the packet was cut by the capture.
     pub checksum_ok: Option<bool>,
-    /// Bit 0: the source is IPv6; bit 1: the destination is.
+    /// Bit 0: the source is IPv6; bit 1: the destination is. Bits 2-4: the Linux cooked-capture
+    /// packet type + 1 (`link_packet_type`), 0 for other link types.
     pub v6: u8,
 }
+
+/// `Item::v6` bits of the link packet type.
+const LINK_SHIFT: u8 = 2;
 
 // The size the comment above promises.
 const _: () = assert!(std::mem::size_of::<Item>() == 40);
@@ -91,6 +95,18 @@ impl Item {
         let (dst, rest) = rest.split_at(m);
         (src, dst, &rest[..self.len as usize])
     }
+
+    /// The Linux cooked-capture packet type of the frame (`net::sll_packet_type`; types above 4
+    /// read as 5), None for other link types.
+    #[inline]
+    pub fn link_packet_type(&self) -> Option<u8> {
+        (self.v6 >> LINK_SHIFT).checked_sub(1)
+    }
+}
+
+/// `Item::v6` bits for a link packet type.
+fn link_bits(t: Option<u16>) -> u8 {
+    t.map_or(0, |t| (t.min(5) as u8 + 1) << LINK_SHIFT)
 }
 
 /// Packets in capture order, with the warnings met between them.
@@ -182,9 +198,10 @@ impl Stage {
             }
             self.last_ns = Some(frame.ts_ns);
             let (number, ts_ns, offset) = (frame.number, frame.ts_ns, frame.offset);
+            let link = link_bits(net::sll_packet_type(frame.linktype, frame.data));
             match self.net.decode(&frame) {
                 Ok(Some(ip)) => {
-                    let at = (number, ts_ns, offset);
+                    let at = (number, ts_ns, offset, link);
                     push_ip(
                         b,
                         &ip,
@@ -222,7 +239,7 @@ impl Stage {
 fn push_ip(
     b: &mut Batch,
     ip: &IpPacket<'_>,
-    (frame, ts_ns, offset): (u64, i64, u64),
+    (frame, ts_ns, offset, link): (u64, i64, u64, u8),
     sctp_udp_ports: &[u16],
     track_tcp: bool,
     tcp_packets: &mut u64,
@@ -270,7 +287,7 @@ fn push_ip(
         _ => None,
     };
     let start = b.arena.len();
-    let v6 = push_addr(&mut b.arena, &ip.src) | push_addr(&mut b.arena, &ip.dst) << 1;
+    let v6 = push_addr(&mut b.arena, &ip.src) | push_addr(&mut b.arena, &ip.dst) << 1 | link;
     b.arena.extend_from_slice(bytes);
     b.items.push(Item {
         frame,
@@ -323,7 +340,8 @@ mod tests {
         let mut b = Batch::default();
         let mut tcp_packets = 0;
         for (i, (s, d, proto, bytes)) in cases.iter().enumerate() {
-            let at = (i as u64, i as i64, 0);
+            let link = link_bits(Some(i as u16 * 3));
+            let at = (i as u64, i as i64, 0, link);
             push_ip(
                 &mut b,
                 &packet(*s, *d, *proto, bytes),
@@ -334,7 +352,7 @@ mod tests {
             );
         }
         assert_eq!((b.items.len(), tcp_packets), (4, 2));
-        for (item, (s, d, proto, bytes)) in b.items.iter().zip(&cases) {
+        for (i, (item, (s, d, proto, bytes))) in b.items.iter().zip(&cases).enumerate() {
             let kind = if *proto == 6 {
                 ItemKind::Tcp
             } else {
@@ -343,6 +361,8 @@ mod tests {
             let (src, dst, payload) = item.raw(&b.arena);
             let addrs = (net::ip_from_octets(src), net::ip_from_octets(dst));
             assert_eq!((addrs, item.kind, item.ttl), ((*s, *d), kind, 7));
+            // Packet types 0, 3, 6 (read as 5: "other") and 9 (likewise) come back.
+            assert_eq!(item.link_packet_type(), Some((i as u8 * 3).min(5)));
             if *proto == 6 {
                 // RFC 9293 3.1: the header only; the payload is counted as missing.
                 assert_eq!((payload, item.missing), (&bytes[..32], 100));

@@ -5,6 +5,9 @@ use std::fmt::Write;
 
 use crate::report::{AssocReport, CaptureReport};
 
+/// Lifecycle events shown per association on a terminal.
+const TEXT_EVENTS: usize = 20;
+
 /// Renders one capture.
 pub fn render_capture(c: &CaptureReport) -> String {
     let mut s = String::new();
@@ -28,6 +31,7 @@ pub fn render_capture(c: &CaptureReport) -> String {
     for w in &c.warnings {
         let _ = writeln!(s, "   warning: {w}");
     }
+    render_accounting(&mut s, c);
     for a in &c.associations {
         render_assoc(&mut s, a);
     }
@@ -35,6 +39,65 @@ pub fn render_capture(c: &CaptureReport) -> String {
         render_tcp(&mut s, f);
     }
     s
+}
+
+/// Duplicates, unassociated packets, checksum verdict and how the associations ended.
+fn render_accounting(s: &mut String, c: &CaptureReport) {
+    let acc = &c.accounting;
+    let in_assocs: u64 = c.associations.iter().map(|a| a.packets).sum();
+    let u = &acc.unassociated;
+    let _ = writeln!(
+        s,
+        "   SCTP packets: {} in associations, {} unassociated, {} duplicate frames{}",
+        in_assocs,
+        u.packets,
+        acc.duplicate_frames,
+        match acc.checksum_offload {
+            Some(true) => "; bad checksums: checksum offload at the capturing host",
+            Some(false) => "; bad checksums: corruption",
+            None => "",
+        }
+    );
+    if u.packets > 0 {
+        let reasons: Vec<String> = u.reasons.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let chunks: Vec<String> = u.chunks.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        let _ = writeln!(
+            s,
+            "   unassociated: {} (frames {}-{}), chunks {}, {}",
+            reasons.join(" "),
+            u.first_frame.unwrap_or(0),
+            u.last_frame.unwrap_or(0),
+            chunks.join(" "),
+            u.addresses.join(", ")
+        );
+    }
+    if !acc.association_ends.is_empty() {
+        let ends: Vec<String> = acc
+            .association_ends
+            .iter()
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect();
+        let causes: Vec<String> = acc
+            .abort_causes
+            .iter()
+            .map(|c| format!("{} ({}): {}", c.name, c.code, c.associations))
+            .collect();
+        let _ = writeln!(
+            s,
+            "   associations ended: {}{}",
+            ends.join(" "),
+            if causes.is_empty() {
+                String::new()
+            } else {
+                format!("; ABORT causes: {}", causes.join(", "))
+            }
+        );
+    }
+}
+
+/// "endpoint 0" / "endpoint 1" / "-".
+fn by(b: Option<u8>) -> String {
+    b.map_or("-".to_string(), |b| format!("endpoint {b}"))
 }
 
 fn render_tcp(s: &mut String, f: &crate::tcp::TcpFlowReport) {
@@ -179,6 +242,62 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             .map_or(String::new(), |h| format!(" ({h:.3} ms)")),
         if a.aborted { ", ABORTED" } else { "" }
     );
+    let l = &a.lifecycle;
+    let causes: Vec<String> = l
+        .end
+        .causes
+        .iter()
+        .map(|c| match &c.detail {
+            Some(d) => format!("{} ({}): {d}", c.name, c.code),
+            None => format!("{} ({})", c.name, c.code),
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "    ended: {} by {}{}{}{}",
+        l.end.kind,
+        by(l.end.by),
+        l.end.t_s.map_or(String::new(), |t| format!(" at {t:.3} s")),
+        l.end
+            .frame
+            .map_or(String::new(), |f| format!(" (frame {f})")),
+        if causes.is_empty() {
+            String::new()
+        } else {
+            format!(", cause {}", causes.join("; "))
+        }
+    );
+    if a.duplicate_frames > 0 || l.after_end_packets > 0 {
+        let _ = writeln!(
+            s,
+            "    {} duplicate frames, {} packets after the end",
+            a.duplicate_frames, l.after_end_packets
+        );
+    }
+    let _ = writeln!(s, "    filter: {}", l.filter);
+    if !l.events.is_empty() {
+        let _ = writeln!(
+            s,
+            "    {:>10} {:>8} {:<10} {:<26} detail",
+            "t s", "frame", "by", "event"
+        );
+        // The terminal shows the first events; the JSON and the `events` table have them all.
+        for e in l.events.iter().take(TEXT_EVENTS) {
+            let _ = writeln!(
+                s,
+                "    {:>10.3} {:>8} {:<10} {:<26} {}",
+                e.t_s,
+                e.frame,
+                by(e.by),
+                e.kind,
+                e.detail
+            );
+        }
+        let more = l.events.len().saturating_sub(TEXT_EVENTS) as u64 + l.events_dropped;
+        if more > 0 {
+            let _ = writeln!(s, "    ... {more} more events (JSON `events`)");
+        }
+    }
     render_directions(s, a);
     let chunks: Vec<String> = a.chunks.iter().map(|(k, v)| format!("{k}:{v}")).collect();
     let _ = writeln!(s, "    chunks: {}", chunks.join(" "));

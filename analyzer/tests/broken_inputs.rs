@@ -100,7 +100,12 @@ fn chunk_length_past_the_packet_end_is_a_warning_and_counted_malformed() {
         "{:?}",
         c.warnings
     );
-    assert_eq!(c.associations[0].malformed_chunks, 1);
+    // A lone packet with nothing processable belongs to no association (RFC 9260 8.4); its
+    // chunk is counted there, under its type (as tshark does) and as malformed.
+    assert!(c.associations.is_empty());
+    let u = &c.accounting.unassociated;
+    assert_eq!((u.packets, u.chunks.malformed), (1, 1));
+    assert_eq!(u.chunks.counts, vec![(0, 1)]);
 }
 
 #[test]

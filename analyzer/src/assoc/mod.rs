@@ -4,31 +4,15 @@
 //! per-association facts the JSON contract reports. Timer inference lives in `crate::infer` and is
 //! fed from here, chunk by chunk.
 
+pub mod accounting;
 mod tracker;
 
-pub use tracker::{Tracker, TrackerLimits};
+pub use tracker::{Classified, Tracker, TrackerLimits};
 
 use std::net::IpAddr;
 
+pub use crate::packet::PacketCtx;
 use crate::sctp::{Chunk, ChunkView, InitParam};
-
-/// What the packet loop knows about one SCTP packet before its chunks are walked.
-#[derive(Debug, Clone, Copy)]
-pub struct PacketCtx {
-    pub frame: u64,
-    pub ts_ns: i64,
-    pub src: IpAddr,
-    pub dst: IpAddr,
-    pub src_port: u16,
-    pub dst_port: u16,
-    pub vtag: u32,
-    /// CRC32c verdict; None when the packet was cut by the snap length and cannot be checked.
-    pub checksum_ok: Option<bool>,
-    /// Carried over UDP (RFC 6951).
-    pub udp_encap: bool,
-    /// IPv4 TTL / IPv6 hop limit.
-    pub ttl: u8,
-}
 
 /// One side of an association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,8 +90,16 @@ pub struct Association {
     pub shutdown_ns: Option<i64>,
     pub shutdown_complete_ns: Option<i64>,
     pub aborted: bool,
+    /// Packets sent by each endpoint (duplicates not included), and those with a bad CRC32c.
+    pub sent: [u64; 2],
+    pub bad_from: [u64; 2],
+    /// Capture duplicates of this association's packets (`accounting::DupFilter`): counted
+    /// here, not analysed.
+    pub duplicate_frames: u64,
     /// Per-direction timer inference state, indexed by the DATA-sending endpoint.
     pub infer: crate::infer::AssocInfer,
+    /// How the association started and ended (events, end, causes).
+    pub lifecycle: crate::lifecycle::Lifecycle,
 }
 
 impl Association {
@@ -132,7 +124,11 @@ impl Association {
             shutdown_ns: None,
             shutdown_complete_ns: None,
             aborted: false,
+            sent: [0; 2],
+            bad_from: [0; 2],
+            duplicate_frames: 0,
             infer: crate::infer::AssocInfer::default(),
+            lifecycle: crate::lifecycle::Lifecycle::default(),
         }
     }
 
@@ -146,8 +142,10 @@ impl Association {
     fn count_packet(&mut self, ctx: &PacketCtx, sender: u8) -> usize {
         self.packets += 1;
         self.last_ns = ctx.ts_ns;
+        self.sent[sender as usize] += 1;
         if ctx.checksum_ok == Some(false) {
             self.bad_checksums += 1;
+            self.bad_from[sender as usize] += 1;
         }
         let idx = match self
             .paths
@@ -190,7 +188,21 @@ impl Association {
         chunk: Option<&Chunk<'_>>,
     ) {
         self.count_type(view.ctype);
-        let Some(chunk) = chunk else { return };
+        let Some(chunk) = chunk else {
+            // An ABORT or SHUTDOWN-COMPLETE whose body did not decode still ends the association
+            // (RFC 9260 9.1, 9.2): the receiver acts on the chunk type.
+            match view.ctype {
+                crate::sctp::types::ABORT => {
+                    self.aborted = true;
+                    self.closed_ns.get_or_insert(ctx.ts_ns);
+                }
+                crate::sctp::types::SHUTDOWN_COMPLETE => {
+                    self.closed_ns.get_or_insert(ctx.ts_ns);
+                }
+                _ => {}
+            }
+            return;
+        };
         match chunk {
             Chunk::Data(d) => {
                 self.data_bytes += d.payload_len as u64;
@@ -242,15 +254,18 @@ impl Association {
         }
     }
 
-    /// A chunk with an impossible length: counted under its type and as malformed.
-    pub fn count_malformed(&mut self, ctype: u8) {
+    /// A malformed chunk (`accounting::chunk_types`): a length past the packet end is counted
+    /// under its type too, a length below 4 under none (as tshark counts).
+    pub fn count_malformed(&mut self, ctype: Option<u8>) {
         self.malformed_chunks += 1;
-        self.count_type(ctype);
+        if let Some(t) = ctype {
+            self.count_type(t);
+        }
     }
 
     /// One more chunk of type `ctype` (the common types through `chunk_slot`, without a search).
     #[inline]
-    fn count_type(&mut self, ctype: u8) {
+    pub fn count_type(&mut self, ctype: u8) {
         let slot = self
             .chunk_slot
             .get(usize::from(ctype))
@@ -331,14 +346,15 @@ mod tests {
         for t in [0u8, 3, 0, 64, 0xC1, 3, 64] {
             a.count_type(t);
         }
-        a.count_malformed(15);
-        a.count_malformed(0);
+        a.count_malformed(Some(15));
+        a.count_malformed(Some(0));
+        a.count_malformed(None);
         assert_eq!(
             a.chunk_counts,
             vec![(0, 3), (3, 2), (64, 2), (0xC1, 1), (15, 1)]
         );
         assert_eq!(a.chunk_count(0), 3);
         assert_eq!(a.chunk_count(15), 1);
-        assert_eq!(a.malformed_chunks, 2);
+        assert_eq!(a.malformed_chunks, 3);
     }
 }

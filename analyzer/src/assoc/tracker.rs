@@ -4,8 +4,27 @@
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 
+use super::accounting::UnassocReason;
 use super::{reflected_tag, Association, Endpoint, PacketCtx};
 use crate::sctp::{Chunk, ChunkView};
+
+/// Where `Tracker::classify` put a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// Association index, sending endpoint, path row; `ended`: the association had already ended
+    /// (ABORT, SHUTDOWN-COMPLETE or restart) before this packet: a packet after its end.
+    Assoc {
+        a: u32,
+        sender: u8,
+        path: usize,
+        ended: bool,
+    },
+    /// In no association, and why (RFC 9260 8.4, 8.5, 8.5.1).
+    Unassociated(UnassocReason),
+}
+
+/// What the `on_*` lookups found.
+type Found = Result<(u32, u8), UnassocReason>;
 
 /// Bounds on the tracker's state, so that crafted captures cannot exhaust memory.
 #[derive(Debug, Clone, Copy)]
@@ -59,16 +78,18 @@ pub struct Tracker {
     /// Associations tracked and not retired (the `max_associations` bound).
     live_count: usize,
     limits: TrackerLimits,
-    /// Packets that belonged to no tracked association because a limit was hit.
-    pub dropped_packets: u64,
-    /// Packets of associations already reported and retired.
-    pub after_end_packets: u64,
+    /// An established association that the last classified INIT restarted (RFC 9260 5.2.2): it
+    /// ended there; the caller takes it (`take_restarted`).
+    restarted: Option<u32>,
     /// Set once when `max_associations` was hit.
     pub limit_warning: Option<String>,
     /// Set once when `max_unpaired` was hit.
     pub unpaired_warning: Option<String>,
     /// New associations keep no rows that only tables read (`DirInfer::skip_table_rows`).
     pub skip_table_rows: bool,
+    /// An association that ended (ABORT, SHUTDOWN-COMPLETE, restart) stops counting toward
+    /// `max_associations` at once (streaming: it is handed on and dropped soon after).
+    pub release_ended: bool,
 }
 
 impl Tracker {
@@ -95,7 +116,9 @@ impl Tracker {
     /// of it (a retransmitted SHUTDOWN-COMPLETE) are counted as such, not as a new association.
     pub fn retire(&mut self, idx: u32, now_ns: i64) -> Option<Box<Association>> {
         let assoc = self.assocs.get_mut(idx as usize)?.take()?;
-        self.live_count -= 1;
+        if !(self.release_ended && assoc.closed_ns.is_some()) {
+            self.live_count -= 1;
+        }
         // The keys `register` gave the endpoints' tags (a tag replaced by a restart or an INIT
         // collision belongs to the association that replaced it, or goes with the bound below).
         let e = &assoc.endpoints;
@@ -126,27 +149,43 @@ impl Tracker {
         }
     }
 
+    /// Packets the peer of endpoint `sender` has sent in live association `a` (the duplicate
+    /// filter's "nothing from the peer in between").
+    #[inline]
+    pub fn peer_sent(&self, a: u32, sender: u8) -> Option<u64> {
+        Some(self.live(a)?.sent[1 - usize::from(sender & 1)])
+    }
+
+    /// A live association, if `a` is one.
+    pub fn live_mut(&mut self, a: u32) -> Option<&mut Association> {
+        self.assocs.get_mut(a as usize)?.as_deref_mut()
+    }
+
     fn live(&self, a: u32) -> Option<&Association> {
         self.assocs.get(a as usize)?.as_deref()
     }
 
-    /// Finds (or creates) the association of a packet from its header and first chunk, counts
-    /// the packet, and returns (association index, sending endpoint, path row).
-    pub fn classify(
-        &mut self,
-        ctx: &PacketCtx,
-        first: Option<&Chunk<'_>>,
-    ) -> Option<(u32, u8, usize)> {
-        let (a, sender) = match first {
-            Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag)?,
-            Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag)?,
-            Some(c) if reflected_tag(c) => self.on_reflected(ctx)?,
-            _ => self.on_other(ctx)?,
+    /// The association that the last classified INIT restarted, once.
+    pub fn take_restarted(&mut self) -> Option<u32> {
+        self.restarted.take()
+    }
+
+    /// Finds (or creates) the association of a packet from its header and first chunk and
+    /// counts the packet there, or says why it belongs to none.
+    pub fn classify(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Classified {
+        let found = match first {
+            Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag),
+            Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag),
+            Some(c) if reflected_tag(c) => self.on_reflected(ctx, c),
+            _ => self.on_other(ctx, first),
+        };
+        let (a, sender) = match found {
+            Ok(f) => f,
+            Err(why) => return Classified::Unassociated(why),
         };
         let max_addr = self.limits.max_addresses;
         let Some(assoc) = self.assocs[a as usize].as_deref_mut() else {
-            self.after_end_packets += 1;
-            return None;
+            return Classified::Unassociated(UnassocReason::AfterReportedEnd);
         };
         if assoc.endpoints[0].addresses.len() >= max_addr
             || assoc.endpoints[1].addresses.len() >= max_addr
@@ -155,12 +194,17 @@ impl Tracker {
             let known = assoc.endpoints[sender as usize].has_addr(&ctx.src)
                 && assoc.endpoints[1 - sender as usize].has_addr(&ctx.dst);
             if !known {
-                self.dropped_packets += 1;
-                return None;
+                return Classified::Unassociated(UnassocReason::Limit);
             }
         }
+        let ended = assoc.closed_ns.is_some();
         let path = assoc.count_packet(ctx, sender);
-        Some((a, sender, path))
+        Classified::Assoc {
+            a,
+            sender,
+            path,
+            ended,
+        }
     }
 
     /// Counts one chunk (after `classify`).
@@ -174,13 +218,19 @@ impl Tracker {
         chunk: Option<&Chunk<'_>>,
     ) {
         let max_addr = self.limits.max_addresses;
+        let release = self.release_ended;
         let assoc = self.get_mut(a);
+        let was_open = assoc.closed_ns.is_none();
         assoc.count_chunk(ctx, sender, path, view, chunk);
+        let closed_now = was_open && assoc.closed_ns.is_some();
         if matches!(chunk, Some(Chunk::Init(_) | Chunk::Asconf(_))) {
             // Bound the address list that INIT / ASCONF parameters can grow.
             assoc.endpoints[sender as usize]
                 .addresses
                 .truncate(max_addr);
+        }
+        if release && closed_now {
+            self.live_count -= 1;
         }
     }
 
@@ -188,17 +238,16 @@ impl Tracker {
         self.by_tag.insert((port, peer_port, tag), (a, ep));
     }
 
-    fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Option<u32> {
+    fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Result<u32, UnassocReason> {
         self.prune(ctx.ts_ns);
         if self.live_count >= self.limits.max_associations {
-            self.dropped_packets += 1;
             if self.limit_warning.is_none() {
                 self.limit_warning = Some(format!(
                     "association limit {} (open at once) reached at frame {}: packets of further associations are not analysed",
                     self.limits.max_associations, ctx.frame
                 ));
             }
-            return None;
+            return Err(UnassocReason::Limit);
         }
         let id = self.assocs.len();
         let mut assoc = Association::new(id, ctx, endpoints);
@@ -229,17 +278,17 @@ impl Tracker {
             }
         }
         self.by_ports.insert(key, cands);
-        Some(id as u32)
+        Ok(id as u32)
     }
 
     /// INIT (RFC 9260 3.3.2, 5.1): the verification tag is 0 and the Initiate Tag is the tag the
     /// peer must put on packets to the INIT sender.
-    fn on_init(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
+    fn on_init(&mut self, ctx: &PacketCtx, itag: u32) -> Found {
         if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, itag)) {
             // A retransmitted INIT (T1-init, RFC 9260 5.1 step C) from the same host.
             if let Some(assoc) = self.live(a) {
                 if assoc.closed_ns.is_none() && assoc.endpoints[ep as usize].has_addr(&ctx.src) {
-                    return Some((a, ep));
+                    return Ok((a, ep));
                 }
             }
         }
@@ -260,11 +309,12 @@ impl Tracker {
                 {
                     self.get_mut(a).endpoints[1].vtag = Some(itag);
                     self.register(ctx.src_port, ctx.dst_port, itag, a, 1);
-                    return Some((a, 1));
+                    return Ok((a, 1));
                 }
             }
         }
         // A new association, or a restart of an existing one (RFC 9260 5.2.2): new record.
+        let old = self.restart_candidate(ctx);
         let a = self.create(
             ctx,
             [
@@ -273,15 +323,49 @@ impl Tracker {
             ],
         )?;
         self.register(ctx.src_port, ctx.dst_port, itag, a, 0);
-        Some((a, 0))
+        if let Some((old, by)) = old {
+            // The old record ends here; the new one says what it restarts.
+            if self.release_ended {
+                self.live_count -= 1;
+            }
+            let o = self.get_mut(old);
+            o.closed_ns = Some(ctx.ts_ns);
+            o.lifecycle.restarted(ctx, by, a as usize);
+            self.get_mut(a).lifecycle.restart_of(ctx, old as usize);
+            self.restarted = Some(old);
+        }
+        Ok((a, 0))
+    }
+
+    /// RFC 9260 5.2.2: an INIT from an endpoint of an established association (COOKIE-ACK seen,
+    /// or found mid-capture with both tags) on the same ports and address restarts it. Returns
+    /// the association and the INIT sender's endpoint in it.
+    fn restart_candidate(&self, ctx: &PacketCtx) -> Option<(u32, u8)> {
+        let cands = self.by_ports.get(&port_key(ctx))?;
+        cands.iter().rev().find_map(|&a| {
+            let x = self.live(a)?;
+            let established = x.cookie_ack_ns.is_some()
+                || (x.init_ns.is_none() && x.endpoints.iter().all(|e| e.vtag.is_some()));
+            if x.closed_ns.is_some() || !established {
+                return None;
+            }
+            (0..2u8).find_map(|by| {
+                let (me, peer) = (&x.endpoints[by as usize], &x.endpoints[1 - by as usize]);
+                (me.port == ctx.src_port
+                    && peer.port == ctx.dst_port
+                    && me.has_addr(&ctx.src)
+                    && peer.has_addr(&ctx.dst))
+                .then_some((a, by))
+            })
+        })
     }
 
     /// INIT-ACK (RFC 9260 3.3.3): carries the INIT sender's tag, and its own in the Initiate Tag.
-    fn on_init_ack(&mut self, ctx: &PacketCtx, itag: u32) -> Option<(u32, u8)> {
+    fn on_init_ack(&mut self, ctx: &PacketCtx, itag: u32) -> Found {
         if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
             let from = 1 - to;
             let Some(assoc) = self.assocs[a as usize].as_deref_mut() else {
-                return Some((a, from));
+                return Ok((a, from));
             };
             let ep = &mut assoc.endpoints[from as usize];
             if ep.vtag.is_none() {
@@ -291,7 +375,7 @@ impl Tracker {
                 // A restarting peer answers with a new tag (RFC 9260 5.2.4): both stay known.
                 self.register(ctx.src_port, ctx.dst_port, itag, a, from);
             }
-            return Some((a, from));
+            return Ok((a, from));
         }
         // The INIT was not captured.
         let a = self.create(
@@ -303,38 +387,43 @@ impl Tracker {
         )?;
         self.register(ctx.dst_port, ctx.src_port, ctx.vtag, a, 0);
         self.register(ctx.src_port, ctx.dst_port, itag, a, 1);
-        Some((a, 1))
+        Ok((a, 1))
     }
 
     /// ABORT / SHUTDOWN-COMPLETE with the T bit: the tag is the sender's own (RFC 9260 8.5.1 C).
-    fn on_reflected(&mut self, ctx: &PacketCtx) -> Option<(u32, u8)> {
+    fn on_reflected(&mut self, ctx: &PacketCtx, first: &Chunk<'_>) -> Found {
         if let Some(&(a, ep)) = self.by_tag.get(&(ctx.src_port, ctx.dst_port, ctx.vtag)) {
-            return Some((a, ep));
+            return Ok((a, ep));
         }
         if let Some(found) = self.pair(ctx, ctx.src_port, ctx.dst_port, ctx.src, ctx.dst) {
-            let (a, owner) = found;
-            return Some((a, owner));
+            return Ok(found);
         }
-        let a = self.create(
-            ctx,
-            [
-                Endpoint::new(ctx.src_port, Some(ctx.vtag), ctx.src),
-                Endpoint::new(ctx.dst_port, None, ctx.dst),
-            ],
-        )?;
-        self.register(ctx.src_port, ctx.dst_port, ctx.vtag, a, 0);
-        Some((a, 0))
+        // RFC 9260 8.4 rules 2 and 6: an ABORT or SHUTDOWN-COMPLETE of no association is
+        // discarded; it starts none.
+        Err(ootb_reason(first).unwrap_or(UnassocReason::OotbAbort))
     }
 
     /// Any other packet: its tag is the receiver's (RFC 9260 8.5).
-    fn on_other(&mut self, ctx: &PacketCtx) -> Option<(u32, u8)> {
+    fn on_other(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Found {
         if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
-            return Some((a, 1 - to));
+            return Ok((a, 1 - to));
         }
         // Mid-association: the other direction may already be known with this endpoint's tag
         // still missing. Pair them.
         if let Some((a, owner)) = self.pair(ctx, ctx.dst_port, ctx.src_port, ctx.dst, ctx.src) {
-            return Some((a, 1 - owner));
+            return Ok((a, 1 - owner));
+        }
+        let Some(first) = first else {
+            // RFC 9260 8.4: nothing in it to process.
+            return Err(UnassocReason::NoChunk);
+        };
+        if let Some(why) = ootb_reason(first) {
+            return Err(why);
+        }
+        if !matches!(first, Chunk::CookieEcho { .. }) && self.established_between(ctx) {
+            // RFC 9260 8.5: the established association on these ports and addresses discards
+            // a packet whose tag is not its own. (A COOKIE-ECHO may start a new one, 5.2.4.)
+            return Err(UnassocReason::BadVtag);
         }
         let a = self.create(
             ctx,
@@ -344,7 +433,27 @@ impl Tracker {
             ],
         )?;
         self.register(ctx.dst_port, ctx.src_port, ctx.vtag, a, 1);
-        Some((a, 0))
+        Ok((a, 0))
+    }
+
+    /// An open association with both tags known joins the packet's ports and addresses.
+    fn established_between(&self, ctx: &PacketCtx) -> bool {
+        let Some(cands) = self.by_ports.get(&port_key(ctx)) else {
+            return false;
+        };
+        cands.iter().any(|&a| {
+            self.live(a).is_some_and(|x| {
+                x.closed_ns.is_none()
+                    && x.endpoints.iter().all(|e| e.vtag.is_some())
+                    && (0..2).any(|i| {
+                        let (me, peer) = (&x.endpoints[i], &x.endpoints[1 - i]);
+                        me.port == ctx.src_port
+                            && peer.port == ctx.dst_port
+                            && me.has_addr(&ctx.src)
+                            && peer.has_addr(&ctx.dst)
+                    })
+            })
+        })
     }
 
     /// Finds an open association on these ports whose endpoint `(port, addr)` has no tag yet,
@@ -381,6 +490,17 @@ impl Tracker {
         self.get_mut(a).endpoints[owner as usize].vtag = Some(ctx.vtag);
         self.register(port, peer_port, ctx.vtag, a, owner);
         Some((a, owner))
+    }
+}
+
+/// RFC 9260 8.4: the chunks that, leading a packet of no association, are answered or
+/// discarded without starting one.
+fn ootb_reason(first: &Chunk<'_>) -> Option<UnassocReason> {
+    match first {
+        Chunk::Abort { .. } => Some(UnassocReason::OotbAbort),
+        Chunk::ShutdownComplete { .. } => Some(UnassocReason::OotbShutdownComplete),
+        Chunk::ShutdownAck => Some(UnassocReason::OotbShutdownAck),
+        _ => None,
     }
 }
 

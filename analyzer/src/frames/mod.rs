@@ -10,6 +10,7 @@ use crate::analyze::CaptureAnalysis;
 use crate::sctp::chunk_type_name;
 
 mod infer;
+mod lifecycle;
 mod tcp;
 
 /// A named table of one capture.
@@ -46,10 +47,15 @@ where
 
 /// All tables of one capture: `associations`, `paths`, and `chunks` when rows were kept.
 pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
+    let life = lifecycle::reports(c);
     let mut out = vec![
         Table {
             name: "associations",
-            df: associations(c)?,
+            df: associations(c, &life)?,
+        },
+        Table {
+            name: "events",
+            df: lifecycle::events(c, &life)?,
         },
         Table {
             name: "paths",
@@ -127,7 +133,10 @@ pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
     Ok(out)
 }
 
-fn associations(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+fn associations(
+    c: &CaptureAnalysis,
+    life: &[crate::lifecycle::LifecycleReport],
+) -> PolarsResult<DataFrame> {
     let a = &c.associations;
     let addrs = |ep: usize| -> Vec<String> {
         a.iter()
@@ -151,7 +160,7 @@ fn associations(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
                 .join(" ")
         })
         .collect();
-    DataFrame::new_infer_height(vec![
+    let mut cols = vec![
         col("capture", vec![c.file.as_str(); a.len()]),
         col("assoc", a.iter().map(|x| x.id as u32).collect::<Vec<_>>()),
         col(
@@ -178,7 +187,9 @@ fn associations(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         col("addresses_1", addrs(1)),
         col(
             "handshake_seen",
-            a.iter().map(|x| x.handshake_seen).collect::<Vec<_>>(),
+            a.iter()
+                .map(|x| x.lifecycle.handshake_completed())
+                .collect::<Vec<_>>(),
         ),
         col(
             "first_s",
@@ -205,7 +216,9 @@ fn associations(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         ),
         col("aborted", a.iter().map(|x| x.aborted).collect::<Vec<_>>()),
         col("chunks", chunk_summary),
-    ])
+    ];
+    cols.extend(lifecycle::assoc_columns(c, life));
+    DataFrame::new_infer_height(cols)
 }
 
 fn paths(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use super::events::*;
 use super::stats::{add_per_second, Running, Samples};
-use crate::assoc::PacketCtx;
+use crate::packet::PacketCtx;
 use crate::sctp::{DataChunk, SackChunk};
 use crate::serial;
 

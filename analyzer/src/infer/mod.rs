@@ -8,7 +8,7 @@ pub mod summary;
 
 use std::net::IpAddr;
 
-use crate::assoc::PacketCtx;
+use crate::packet::PacketCtx;
 use crate::sctp::{Chunk, ChunkView};
 use direction::DirInfer;
 pub use summary::DirSummary;

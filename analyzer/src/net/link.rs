@@ -143,6 +143,32 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
     }
 }
 
+/// The Linux cooked-capture packet type of a frame (packet(7) `sll_pkttype`: 0 to the host,
+/// 1 broadcast, 2 multicast, 3 to another host, 4 sent by the host), None for other link types
+/// or a frame too short to hold it. It tells the two copies of a forwarded packet in an
+/// "any"-device capture apart.
+#[inline]
+pub fn sll_packet_type(linktype: u32, data: &[u8]) -> Option<u16> {
+    match linktype {
+        // SLL v1: packet type is the first field (2 bytes); SLL2: one byte at offset 10.
+        LINKTYPE_LINUX_SLL => data.get(..2).map(|_| be16(data, 0)),
+        LINKTYPE_LINUX_SLL2 => data.get(10).map(|&b| u16::from(b)),
+        _ => None,
+    }
+}
+
+/// The name of a Linux cooked-capture packet type (packet(7)).
+pub fn sll_packet_type_name(t: u16) -> &'static str {
+    match t {
+        0 => "host",
+        1 => "broadcast",
+        2 => "multicast",
+        3 => "otherhost",
+        4 => "outgoing",
+        _ => "other",
+    }
+}
+
 fn be16(data: &[u8], i: usize) -> u16 {
     u16::from_be_bytes([data[i], data[i + 1]])
 }

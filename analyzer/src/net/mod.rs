@@ -15,6 +15,7 @@ mod defrag;
 mod error;
 mod ip;
 mod link;
+pub use link::{sll_packet_type, sll_packet_type_name};
 pub mod transport;
 
 #[cfg(test)]

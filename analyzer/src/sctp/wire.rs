@@ -275,7 +275,8 @@ mod ptypes {
     pub const SET_PRIMARY: u16 = 0xC004;
     pub const SUCCESS: u16 = 0xC005;
     pub const ADAPTATION: u16 = 0xC006;
-    pub const ERROR_CAUSE_INDICATION: u16 = 0x0302;
+    // RFC 5061 4.2.3: Error Cause Indication is 0xC003.
+    pub const ERROR_CAUSE_INDICATION: u16 = 0xC003;
     pub const OUT_SSN_RESET: u16 = 13;
     pub const IN_SSN_RESET: u16 = 14;
     pub const SSN_TSN_RESET: u16 = 15;
@@ -286,16 +287,16 @@ mod ptypes {
 
 /// One type-length-value parameter (RFC 9260 3.2.1) or error cause (3.3.10) inside a chunk.
 #[derive(Debug, Clone, Copy)]
-struct Tlv<'a> {
-    ptype: u16,
+pub(crate) struct Tlv<'a> {
+    pub(crate) ptype: u16,
     /// The Length field (header included, padding excluded), >= 4.
-    len: u16,
+    pub(crate) len: u16,
     /// Captured bytes after the 4-byte header, at most `len - 4`.
-    body: &'a [u8],
+    pub(crate) body: &'a [u8],
     /// All `len - 4` body bytes were captured.
-    complete: bool,
+    pub(crate) complete: bool,
     /// Offset of the parameter from the start of the chunk.
-    offset: usize,
+    pub(crate) offset: usize,
 }
 
 impl Tlv<'_> {
@@ -328,7 +329,7 @@ impl Tlv<'_> {
 /// Walks the parameters of a chunk value (`base` = offset of `bytes` from the chunk start).
 /// In a truncated chunk a cut parameter is yielded with `complete == false` and ends the walk.
 #[derive(Debug, Clone)]
-struct TlvIter<'a> {
+pub(crate) struct TlvIter<'a> {
     bytes: &'a [u8],
     pos: usize,
     base: usize,
@@ -337,7 +338,7 @@ struct TlvIter<'a> {
 }
 
 impl<'a> TlvIter<'a> {
-    fn new(bytes: &'a [u8], base: usize, truncated: bool) -> Self {
+    pub(crate) fn new(bytes: &'a [u8], base: usize, truncated: bool) -> Self {
         TlvIter {
             bytes,
             pos: 0,
@@ -408,7 +409,7 @@ impl<'a> Iterator for TlvIter<'a> {
 
 /// An IPv4 (type 5, RFC 9260 3.3.2.1: length 8) or IPv6 (type 6: length 20) address parameter;
 /// `Ok(None)` when it was not captured whole.
-fn address(t: &Tlv<'_>) -> Result<Option<IpAddr>, ChunkErrorKind> {
+pub(crate) fn address(t: &Tlv<'_>) -> Result<Option<IpAddr>, ChunkErrorKind> {
     match t.ptype {
         ptypes::IPV4 => {
             if t.len != 8 {

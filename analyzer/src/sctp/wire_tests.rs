@@ -425,7 +425,7 @@ fn asconf_add_delete_set_primary_and_ack() {
     let ack = cat(&[
         &u32s(&[0x8000_0001]),
         &tlv(0xC005, &u32s(&[1])),
-        &tlv(0x0302, &cat(&[&u32s(&[2]), &tlv(0x00A0, &[])])),
+        &tlv(0xC003, &cat(&[&u32s(&[2]), &tlv(0x00A0, &[])])),
     ]);
     let a = get!(one(chunk(ASCONF_ACK, 0, &ack)), Chunk::Asconf);
     assert!(a.ack && a.address.is_none());

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::dir::TcpDir;
 use super::flow::TcpFlow;
 use super::infer::DirSummary;
-use crate::analyze::TimeBase;
 use crate::infer::stats::Dist;
+use crate::packet::TimeBase;
 use crate::report_infer::RtxCounts;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

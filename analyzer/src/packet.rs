@@ -1,0 +1,35 @@
+//! Types shared by the association tracker and the analyses it feeds (packet context, time
+//! base), so that neither imports the other.
+
+use std::net::IpAddr;
+
+/// What the packet loop knows about one SCTP packet before its chunks are walked.
+#[derive(Debug, Clone, Copy)]
+pub struct PacketCtx {
+    pub frame: u64,
+    pub ts_ns: i64,
+    pub src: IpAddr,
+    pub dst: IpAddr,
+    pub src_port: u16,
+    pub dst_port: u16,
+    pub vtag: u32,
+    /// CRC32c verdict; None when the packet was cut by the snap length and cannot be checked.
+    pub checksum_ok: Option<bool>,
+    /// Carried over UDP (RFC 6951).
+    pub udp_encap: bool,
+    /// IPv4 TTL / IPv6 hop limit.
+    pub ttl: u8,
+}
+
+/// The capture's time origin: every `*_s` figure is relative to its first frame.
+#[derive(Debug, Clone, Copy)]
+pub struct TimeBase {
+    pub first_ns: Option<i64>,
+}
+
+impl TimeBase {
+    /// Seconds since the capture's first frame.
+    pub fn rel_s(&self, ts_ns: i64) -> f64 {
+        (ts_ns - self.first_ns.unwrap_or(ts_ns)) as f64 / 1e9
+    }
+}
