@@ -254,9 +254,11 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
         .collect();
     let _ = writeln!(
         s,
-        "    ended: {} by {}{}{}{}",
-        l.end.kind,
-        by(l.end.by),
+        "    ended: {}{}{}{}{}",
+        l.end.kind.replace('_', " "),
+        l.end
+            .by
+            .map_or(String::new(), |b| format!(" by endpoint {b}")),
         l.end.t_s.map_or(String::new(), |t| format!(" at {t:.3} s")),
         l.end
             .frame

@@ -10,6 +10,8 @@
   const EVENT_COLORS = {
     failover: "#d62728", spurious_failover: "#e377c2", outage: "#ff7f0e",
     failback: "#2ca02c", timeout: "#9467bd", median: "#000000",
+    // Lifecycle events (timeline chart).
+    handshake: "#4a5568", shutdown: "#0b7a75", abort: "#c0253a", error: "#b35c00", after_end: "#7f7f7f",
   };
   const SHORT = {
     failover: "failover", spurious_failover: "spurious failover", outage: "outage start",
@@ -261,12 +263,12 @@
         if (x < left || x > left + width) continue;
         ctx.strokeStyle = EVENT_COLORS[ev.kind] || "#333";
         ctx.lineWidth = 1.5 * dpr;
-        ctx.setLineDash(ev.kind === "outage" ? [6 * dpr, 4 * dpr] : []);
+        ctx.setLineDash(ev.kind === "outage" || ev.kind === "after_end" ? [6 * dpr, 4 * dpr] : []);
         ctx.beginPath();
         ctx.moveTo(x, top);
         ctx.lineTo(x, top + height);
         ctx.stroke();
-        const text = SHORT[ev.kind] || ev.label;
+        const text = SHORT[ev.kind] || ev.short || ev.label;
         const w = ctx.measureText(text).width;
         const right = x + 4 * dpr + w <= left + width;
         const x0 = right ? x + 4 * dpr : x - 4 * dpr - w;

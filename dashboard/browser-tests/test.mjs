@@ -1,6 +1,7 @@
 // Browser test of the dashboard in Debian's headless Chromium, driven by playwright-core.
-// run.sh starts the server and sets DASHBOARD_URL, CAPTURE (a pcap with a failover) and SHOTS
-// (screenshot folder).
+// run.sh starts the server and sets DASHBOARD_URL, CAPTURE (a pcap with a failover), SHOTS
+// (screenshot folder) and, when the public capture is there, ABORT_CAPTURE (associations aborted
+// with cause 12). A capture with an ABORT and a refused INIT is also built here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
@@ -9,8 +10,10 @@ import path from "node:path";
 const URL = process.env.DASHBOARD_URL;
 const CAPTURE = process.env.CAPTURE;
 const SHOTS = process.env.SHOTS || "/tmp";
+const ABORT_CAPTURE = process.env.ABORT_CAPTURE || "";
 let browser;
 let page;
+let captureId;
 
 async function shot(name) {
   const file = path.join(SHOTS, `${name}.png`);
@@ -26,7 +29,9 @@ before(async () => {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
       "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  page = await context.newPage();
   page.on("pageerror", (e) => console.error("page error:", e.message));
 });
 
@@ -63,6 +68,7 @@ test("upload, results, association with failover, TSN chart zoom", async () => {
   await page.setInputFiles("#file-input", CAPTURE);
   await page.waitForURL(/\/captures\/[0-9a-f]{64}$/, { timeout: 120000 });
   const id = page.url().split("/").pop();
+  captureId = id;
   console.log(`upload -> results page: ${Date.now() - t0} ms`);
   await page.waitForSelector("#associations");
   await shot("2-capture");
@@ -137,4 +143,184 @@ test("captures list and compare page", async () => {
   await chartReady("gaps");
   assert.ok((await drawnPixels('.chart[data-chart="throughput"] canvas')) > 500);
   await shot("7-compare");
+});
+
+// ---- how associations ended -------------------------------------------------------------------
+
+// CRC32c (Castagnoli, reflected), as SCTP checksums it (RFC 9260 Appendix B).
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0x82f63b78 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+function crc32c(buf) {
+  let c = 0xffffffff;
+  for (const b of buf) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+const u16 = (v) => { const b = Buffer.alloc(2); b.writeUInt16BE(v); return b; };
+const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32BE(v >>> 0); return b; };
+const pad4 = (b) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4)]);
+const chunk = (type, flags, value) => pad4(Buffer.concat([Buffer.from([type, flags]), u16(4 + value.length), value]));
+const initValue = (tag, tsn, params = Buffer.alloc(0)) =>
+  Buffer.concat([u32(tag), u32(65536), u16(2), u16(2), u32(tsn), params]);
+const cause = (code, body) => pad4(Buffer.concat([u16(code), u16(4 + body.length), body]));
+
+// One Ethernet / IPv4 / SCTP frame with valid checksums.
+function frame(src, dst, sport, dport, vtag, chunks) {
+  const sctp = Buffer.concat([u16(sport), u16(dport), u32(vtag), Buffer.alloc(4), ...chunks]);
+  sctp.writeUInt32LE(crc32c(sctp), 8);
+  const ip = Buffer.concat([Buffer.from([0x45, 0]), u16(20 + sctp.length),
+    Buffer.from([0, 1, 0x40, 0, 64, 132, 0, 0]), Buffer.from(src), Buffer.from(dst)]);
+  let sum = 0;
+  for (let i = 0; i < 20; i += 2) sum += ip.readUInt16BE(i);
+  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+  ip.writeUInt16BE(~sum & 0xffff, 10);
+  const eth = Buffer.from([2, 0, 0, 0, 0, dst[3], 2, 0, 0, 0, 0, src[3], 0x08, 0x00]);
+  return Buffer.concat([eth, ip, sctp]);
+}
+
+// 10.1.0.1:5000 <-> 10.1.0.2:38412: handshake, one DATA and its SACK, then an ABORT from
+// 10.1.0.2 with cause 12 (User-Initiated Abort); 10.1.0.3:5001 -> 10.1.0.2:38412: an INIT
+// answered by an ABORT (Out of Resource).
+function abortPcap() {
+  const [A, B, C] = [[10, 1, 0, 1], [10, 1, 0, 2], [10, 1, 0, 3]];
+  const [tagA, tagB, tagC] = [0x11111111, 0x22222222, 0x33333333];
+  const cookie = Buffer.alloc(8, 0xc0);
+  const stateCookie = Buffer.concat([u16(7), u16(12), cookie]);
+  const dataChunk = chunk(0, 3, Buffer.concat([u32(100), u16(0), u16(0), u32(60), Buffer.from("hello, peer!")]));
+  const frames = [
+    [0, frame(A, B, 5000, 38412, 0, [chunk(1, 0, initValue(tagA, 100))])],
+    [10000, frame(B, A, 38412, 5000, tagA, [chunk(2, 0, initValue(tagB, 500, stateCookie))])],
+    [20000, frame(A, B, 5000, 38412, tagB, [chunk(10, 0, cookie)])],
+    [30000, frame(B, A, 38412, 5000, tagA, [chunk(11, 0, Buffer.alloc(0))])],
+    [100000, frame(A, B, 5000, 38412, tagB, [dataChunk])],
+    [110000, frame(B, A, 38412, 5000, tagA, [chunk(3, 0, Buffer.concat([u32(100), u32(65536), u32(0)]))])],
+    [500000, frame(B, A, 38412, 5000, tagA, [chunk(6, 0, cause(12, Buffer.from("maintenance")))])],
+    [600000, frame(C, B, 5001, 38412, 0, [chunk(1, 0, initValue(tagC, 900))])],
+    [610000, frame(B, C, 38412, 5001, tagC, [chunk(6, 0, cause(4, Buffer.alloc(0)))])],
+  ];
+  const head = Buffer.alloc(24);
+  head.writeUInt32LE(0xa1b2c3d4, 0);
+  head.writeUInt16LE(2, 4);
+  head.writeUInt16LE(4, 6);
+  head.writeUInt32LE(65535, 16);
+  head.writeUInt32LE(1, 20);
+  const recs = frames.map(([us, f]) => {
+    const r = Buffer.alloc(16);
+    r.writeUInt32LE(1700000000 + Math.floor(us / 1e6), 0);
+    r.writeUInt32LE(us % 1e6, 4);
+    r.writeUInt32LE(f.length, 8);
+    r.writeUInt32LE(f.length, 12);
+    return Buffer.concat([r, f]);
+  });
+  return Buffer.concat([head, ...recs]);
+}
+
+async function uploadFile(file) {
+  await page.goto(`${URL}/upload`);
+  await page.setInputFiles("#file-input", file);
+  await page.waitForURL(/\/captures\/[0-9a-f]{64}$/, { timeout: 120000 });
+  await page.waitForSelector("#associations");
+  const id = page.url().split("/").pop();
+  const api = await (await fetch(`${URL}/api/captures/${id}`)).json();
+  assert.equal(api.status, "done");
+  return [id, api.result];
+}
+
+// "10.1.0.2:38412" for endpoint i of an association of the JSON.
+const label = (a, i) => `${a.endpoints[i].addresses.join(",")}:${a.endpoints[i].port}`;
+const text = async (sel) => (await page.textContent(sel)).trim();
+
+test("lifecycle of the failover capture: Ended column, end panel, lifecycle table, filter", async () => {
+  assert.ok(captureId, "the first test uploaded the capture");
+  const api = await (await fetch(`${URL}/api/captures/${captureId}`)).json();
+  const a = api.result.associations[0];
+  await page.goto(`${URL}/captures/${captureId}`);
+  const ended = await text("#associations tbody tr:first-child td.ended");
+  const expected = { shutdown: `shutdown by ${a.end.by != null ? label(a, a.end.by) : ""}`,
+    open_at_capture_end: "open at capture end" }[a.end.kind];
+  assert.ok(expected, `unexpected end ${a.end.kind}`);
+  assert.equal(ended, expected);
+  assert.ok((await text("#ends-summary")).length > 0);
+
+  await page.goto(`${URL}/captures/${captureId}/associations/0`);
+  await page.waitForSelector("#end");
+  assert.equal(await page.getAttribute("#end", "data-kind"), a.end.kind);
+  assert.match(await text("#end h3"), /^Ended: /);
+  const rows = await page.$$eval("#lifecycle-events tbody tr", (r) => r.length);
+  assert.equal(rows, a.events.length);
+  if (a.events.length) {
+    assert.equal(await page.getAttribute("#lifecycle-events tbody tr:first-child", "data-kind"), a.events[0].kind);
+    if (a.events[0].kind === "init") assert.equal(await text("#lifecycle-events tbody tr:first-child .event-words"), "INIT");
+  }
+  assert.equal(await text("#assoc-filter code"), a.filter);
+  await page.click("#assoc-filter button.copy");
+  await page.waitForFunction(() => document.querySelector("#assoc-filter button.copy").textContent === "copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), a.filter);
+  await page.locator("#diagnosis").screenshot({ path: path.join(SHOTS, "8-end-panel.png") });
+});
+
+test("aborted association and refused INIT: Ended column, warning end panel, lifecycle, timeline", async () => {
+  const [id, r] = await uploadFile({ name: "abort.pcap", mimeType: "application/octet-stream", buffer: abortPcap() });
+  assert.equal(r.associations.length, 2);
+  assert.equal(r.associations[0].end.kind, "abort");
+  assert.equal(r.associations[1].end.kind, "handshake_failed");
+  const cell = "#associations tbody tr:first-child td.ended";
+  assert.equal(await text(cell), "aborted by 10.1.0.2:38412: User-Initiated Abort");
+  assert.ok(await page.$eval(cell, (td) => td.classList.contains("bad")));
+  assert.match(await text("#associations tbody tr:nth-child(2) td.ended"), /^handshake failed, ABORT by 10\.1\.0\.2:38412: Out of Resource$/);
+  assert.match(await text("#abort-causes"), /12\s*User-Initiated Abort/);
+  await shot("9-capture-aborted");
+
+  await page.goto(`${URL}/`);
+  const idx = await text(`#captures tr[data-id="${id}"] td.ended`);
+  assert.equal(idx, "1 aborted (User-Initiated Abort), 1 handshake failed (Out of Resource)");
+
+  await page.goto(`${URL}/captures/${id}/associations/0`);
+  await page.waitForSelector("#end.end-bad");
+  assert.equal(await text("#end h3"), "Ended: Aborted by 10.1.0.2:38412: User-Initiated Abort at 0.5 s (frame 7)");
+  // The warning style: red border, and "no failover" is not green.
+  const border = await page.$eval("#end", (e) => getComputedStyle(e).borderLeftColor);
+  assert.equal(border, "rgb(192, 37, 58)");
+  const nf = await page.$eval("#no-failover", (e) => [e.className, getComputedStyle(e).color]);
+  assert.ok(!nf[0].includes("ok") && nf[1] !== "rgb(36, 122, 61)", `${nf}`);
+  assert.match(await text("#end-causes tbody"), /12\s*User-Initiated Abort/);
+  const kinds = await page.$$eval("#lifecycle-events tbody tr", (r) => r.map((x) => x.dataset.kind));
+  assert.deepEqual(kinds, r.associations[0].events.map((e) => e.kind));
+  assert.equal(await text('#lifecycle-events tr[data-kind="abort"] .event-words'), "ABORT");
+  assert.match(await text('#lifecycle-events tr[data-kind="abort"]'), /10\.1\.0\.2:38412/);
+  await chartReady("timeline");
+  const marks = await page.evaluate(() =>
+    window.dashboardCharts.find((c) => c.kind === "timeline").data.events.map((e) => e.short));
+  assert.ok(marks.includes("ABORT") && marks.includes("INIT"), `${marks}`);
+  await shot("10-association-aborted");
+
+  await page.goto(`${URL}/captures/${id}/associations/1`);
+  await page.waitForSelector('#end.end-bad[data-kind="handshake_failed"]');
+  assert.match(await text("#end h3"), /^Ended: Handshake failed/);
+});
+
+test("public capture with ABORTs (cause 12)", { skip: !ABORT_CAPTURE && "ABORT_CAPTURE not set (../shared absent)" }, async () => {
+  const [id, r] = await uploadFile(ABORT_CAPTURE);
+  const cells = await page.$$eval("#associations tbody td.ended", (t) => t.map((x) => [x.textContent.trim(), x.className]));
+  assert.equal(cells.length, r.associations.length);
+  let bad = 0;
+  for (const [i, a] of r.associations.entries()) {
+    if (!["abort", "handshake_failed"].includes(a.end.kind)) continue;
+    bad++;
+    assert.ok(cells[i][1].includes("bad"), `${cells[i]}`);
+    await page.goto(`${URL}/captures/${id}/associations/${a.id}`);
+    await page.waitForSelector(`#end.end-bad[data-kind="${a.end.kind}"]`);
+    for (const c of a.end.causes) assert.ok((await text("#end")).includes(c.name));
+    if (a.end.by != null) assert.equal(await text("#end .end-by"), label(a, a.end.by));
+    assert.equal(await page.$$eval("#lifecycle-events tbody tr", (x) => x.length), a.events.length);
+  }
+  assert.ok(bad > 0);
+  await shot("11-public-aborted");
 });

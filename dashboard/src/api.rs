@@ -57,7 +57,8 @@ pub(crate) fn find_assoc<'a>(r: &'a CaptureReport, n: &str) -> Result<&'a AssocR
         .ok_or_else(|| AppError::NotFound(format!("association {n}")))
 }
 
-/// Counts shown in the captures list, from the report (TCP flows when the report has them).
+/// Counts shown in the captures list, from the report (TCP flows when the report has them, and
+/// the associations per end kind).
 pub(crate) fn summary(r: &CaptureReport) -> Value {
     let failovers = r
         .associations
@@ -75,6 +76,7 @@ pub(crate) fn summary(r: &CaptureReport) -> Value {
         "tcp_flows": crate::views::tcp_flow_count(r),
         "failovers": n,
         "spurious_failovers": spurious,
+        "association_ends": r.accounting.association_ends,
     })
 }
 

@@ -1,5 +1,6 @@
-//! The charts of an association (TSN, RTT/RTO, SACK delay, throughput, failover timeline) and of
-//! the compare page, built from the stored tables (rows loaded by `tables`) and the stored report.
+//! The charts of an association (TSN, RTT/RTO, SACK delay, throughput, failover timeline with the
+//! lifecycle events) and of the compare page, built from the stored tables (rows loaded by
+//! `tables`) and the stored report.
 
 use std::collections::HashSet;
 
@@ -149,6 +150,7 @@ pub(crate) fn report_events(dir: Option<&DirectionReport>, with_timeouts: bool) 
                 kind: "outage",
                 label: format!("outage start on {}", f.from),
                 frame: f.outage_frame,
+                short: None,
             });
         }
         let ms = f
@@ -168,6 +170,7 @@ pub(crate) fn report_events(dir: Option<&DirectionReport>, with_timeouts: bool) 
                 f.to
             ),
             frame: Some(f.frame),
+            short: None,
         });
     }
     for b in &dir.failbacks {
@@ -176,6 +179,7 @@ pub(crate) fn report_events(dir: Option<&DirectionReport>, with_timeouts: bool) 
             kind: "failback",
             label: format!("failback to {}", b.to),
             frame: Some(b.frame),
+            short: None,
         });
     }
     if with_timeouts {
@@ -185,6 +189,7 @@ pub(crate) fn report_events(dir: Option<&DirectionReport>, with_timeouts: bool) 
                 kind: "timeout",
                 label: format!("T3-rtx timeout on {} (backoff {})", t.path, t.backoff),
                 frame: Some(t.frame),
+                short: None,
             });
         }
     }
@@ -221,13 +226,12 @@ pub fn assoc_chart(
             View::new(from, to, width, full),
             full,
         )),
-        "timeline" => Some(timeline(
-            d,
-            dir,
-            sender,
-            View::new(from, to, width, full),
-            full,
-        )),
+        "timeline" => {
+            let mut c = timeline(d, dir, sender, View::new(from, to, width, full), full);
+            // How the association started and ended, whichever direction is shown.
+            c.events.extend(crate::lifecycle::chart_events(a));
+            Some(c)
+        }
         _ => None,
     }
 }
@@ -417,6 +421,7 @@ fn sack_delay(
                 crate::views::round(dist.median, 3)
             ),
             frame: None,
+            short: None,
         });
     }
     if rows.is_empty() {

@@ -17,10 +17,12 @@ use tower_http::trace::TraceLayer;
 
 pub mod api;
 mod assets;
+mod assoc_page;
 pub mod charts;
 mod compare_charts;
 pub mod error;
 mod jobs;
+mod lifecycle;
 mod pages;
 pub mod series;
 pub mod store;
@@ -162,7 +164,10 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(pages::index))
         .route("/upload", get(pages::upload_page))
         .route("/captures/{id}", get(pages::capture))
-        .route("/captures/{id}/associations/{n}", get(pages::association))
+        .route(
+            "/captures/{id}/associations/{n}",
+            get(assoc_page::association),
+        )
         .route("/captures/{id}/compare", get(pages::compare))
         .route("/captures/{id}/tables/{file}", get(api::table_download))
         .route(

@@ -72,6 +72,10 @@ pub struct Event {
     pub kind: &'static str,
     pub label: String,
     pub frame: Option<u64>,
+    /// Text drawn beside the marker when the kind has none of its own (lifecycle events: the
+    /// chunk, e.g. "ABORT"); the label is the tooltip's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short: Option<String>,
 }
 
 /// A horizontal bar on a lane of the timeline (path state over time).

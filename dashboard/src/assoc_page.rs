@@ -1,0 +1,361 @@
+//! The association page: endpoints, paths, the diagnosis (how the association ended, failovers),
+//! the lifecycle events, timers and charts. Every figure comes from the stored `CaptureReport`.
+
+use analyzer::report::AssocReport;
+use analyzer::report_infer::DirectionReport;
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+
+use crate::api::{done_report, entry, find_assoc};
+use crate::error::AppError;
+use crate::lifecycle::{self, EndPanel, EventRow};
+use crate::pages::{pending, table_links, TableLink};
+use crate::store::Status;
+use crate::views::{self, ms, opt, opt_s, pct, round, secs, NONE};
+use crate::AppState;
+
+pub struct PathRow {
+    pub sender: u8,
+    pub src: String,
+    pub dst: String,
+    pub packets: u64,
+    pub data_chunks: u64,
+    pub new_data: u64,
+    pub data_bytes: u64,
+    pub rtt: String,
+    pub hb_rtt: String,
+    pub sack_delay: String,
+    pub rto: String,
+    pub timeouts: usize,
+    pub rtx: u64,
+    pub active: String,
+}
+
+pub struct TimeoutRow {
+    pub t_s: String,
+    pub path: String,
+    pub to: String,
+    pub observed_rto: String,
+    pub backoff: u32,
+    pub timer_start: String,
+    pub est_rto: String,
+    pub chunks: u32,
+    pub tsn: u32,
+    pub frame: u64,
+    pub filter: String,
+}
+
+pub struct FailoverRow {
+    pub sender: u8,
+    pub t_s: String,
+    pub from: String,
+    pub to: String,
+    pub outage_start: String,
+    /// Exactly as in the JSON.
+    pub failover_ms: String,
+    pub timeouts: u32,
+    pub spurious: bool,
+    pub cause: String,
+    pub recommendation: String,
+    pub evidence: Vec<String>,
+    pub pmr: String,
+    pub frame: u64,
+    pub outage_frame: String,
+    pub filter: String,
+}
+
+pub struct DirView {
+    pub sender: u8,
+    pub title: String,
+    pub items: Vec<(String, String)>,
+    pub timeouts: Vec<TimeoutRow>,
+    pub failbacks: Vec<(String, String, u64)>,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "association.html")]
+pub struct AssocPage {
+    pub title: String,
+    pub id: String,
+    pub name: String,
+    pub n: usize,
+    pub head: Vec<(String, String)>,
+    pub endpoints: Vec<(usize, u16, String, String)>,
+    pub paths: Vec<PathRow>,
+    pub dirs: Vec<DirView>,
+    pub failovers: Vec<FailoverRow>,
+    pub senders: Vec<u8>,
+    pub sender: u8,
+    pub tables: Vec<TableLink>,
+    /// Wireshark display filter of the whole association ("Filter this association").
+    pub filter: String,
+    pub end: EndPanel,
+    pub events: Vec<EventRow>,
+    pub events_dropped: u64,
+    pub after_end_packets: u64,
+}
+
+fn dir_label(a: &AssocReport, s: u8) -> String {
+    let port = |i: usize| a.endpoints.get(i).map_or(0, |e| e.port);
+    format!(
+        "DATA sender {s} (port {} → port {})",
+        port(s as usize),
+        port(1 - s as usize)
+    )
+}
+
+fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
+    let dist = |x: Option<analyzer::infer::stats::Dist>| {
+        x.map_or(NONE.to_string(), |d| {
+            format!(
+                "median {} (min {}, p95 {}, max {}, n {})",
+                round(d.median, 3),
+                round(d.min, 3),
+                round(d.p95, 3),
+                round(d.max, 3),
+                d.n
+            )
+        })
+    };
+    let ev = |v: Option<f64>, n: u32| match v {
+        Some(v) => format!("{} ({n} evidence)", round(v, 3)),
+        None => NONE.to_string(),
+    };
+    let rx = &d.retransmissions;
+    DirView {
+        sender: d.sender,
+        title: dir_label(a, d.sender),
+        items: vec![
+            (
+                "vantage".into(),
+                format!("{} — {}", d.vantage, d.vantage_evidence),
+            ),
+            (
+                "DATA chunks / packets".into(),
+                format!("{} / {}", d.data_chunks, d.data_packets),
+            ),
+            (
+                "retransmissions".into(),
+                format!(
+                    "{} (fast {}, timeout {}, spurious {})",
+                    rx.total, rx.fast, rx.timeout, rx.spurious
+                ),
+            ),
+            ("base RTT (ms)".into(), ms(d.base_rtt_ms)),
+            ("SACK delay (ms)".into(), dist(d.sack_delay_ms)),
+            (
+                "SACK every (packets)".into(),
+                d.sack_every.map_or(NONE.into(), |v| round(v, 2)),
+            ),
+            ("delayed SACK share".into(), pct(d.delayed_sack_share)),
+            (
+                "SACKs per DATA packet".into(),
+                d.sacks_per_data_packet.map_or(NONE.into(), |v| round(v, 3)),
+            ),
+            ("I-bit share".into(), pct(Some(d.ibit_share))),
+            ("RTO.min (ms)".into(), ev(d.rto_min_ms, d.rto_min_evidence)),
+            ("RTO.max (ms)".into(), ev(d.rto_max_ms, d.rto_max_evidence)),
+            (
+                "RTO.initial (ms)".into(),
+                ev(d.rto_initial_ms, d.rto_initial_evidence),
+            ),
+            (
+                "Path.Max.Retrans".into(),
+                match d.path_max_retrans {
+                    Some(p) => format!("{p} ({} evidence)", d.pmr_evidence),
+                    None => NONE.into(),
+                },
+            ),
+            (
+                "max / p95 transfer (ms)".into(),
+                format!("{} / {}", ms(d.max_transfer_ms), ms(d.p95_transfer_ms)),
+            ),
+            ("message interval (ms)".into(), ms(d.message_interval_ms)),
+            ("burstiness".into(), opt(d.burstiness.clone())),
+            ("max delivery gap (ms)".into(), ms(d.max_gap_ms)),
+            ("missed deadlines".into(), opt(d.deadline_missed)),
+        ],
+        timeouts: d
+            .timeouts
+            .iter()
+            .map(|t| TimeoutRow {
+                t_s: secs(t.t_s),
+                path: t.path.clone(),
+                to: t.to.clone(),
+                observed_rto: ms(t.observed_rto_ms),
+                backoff: t.backoff,
+                timer_start: t.timer_start.clone(),
+                est_rto: ms(t.est_rto_ms),
+                chunks: t.chunks,
+                tsn: t.tsn,
+                frame: t.frame,
+                filter: t.filter.clone(),
+            })
+            .collect(),
+        failbacks: d
+            .failbacks
+            .iter()
+            .map(|b| (secs(b.t_s), b.to.clone(), b.frame))
+            .collect(),
+    }
+}
+
+fn path_rows(a: &AssocReport) -> Vec<PathRow> {
+    a.paths
+        .iter()
+        .map(|p| {
+            let dir = a.directions.iter().find(|d| d.sender == p.sender);
+            let tos: Vec<f64> = dir
+                .iter()
+                .flat_map(|d| &d.timeouts)
+                .filter(|t| t.path == p.dst)
+                .filter_map(|t| t.observed_rto_ms)
+                .collect();
+            let rto = match (
+                tos.iter().copied().reduce(f64::min),
+                tos.iter().copied().reduce(f64::max),
+            ) {
+                (Some(lo), Some(hi)) if tos.len() > 1 => {
+                    format!("{} – {} ({})", round(lo, 1), round(hi, 1), tos.len())
+                }
+                (Some(v), _) => round(v, 1),
+                _ => NONE.to_string(),
+            };
+            PathRow {
+                sender: p.sender,
+                src: p.src.clone(),
+                dst: p.dst.clone(),
+                packets: p.packets,
+                data_chunks: p.data_chunks,
+                new_data: p.infer.new_data_chunks,
+                data_bytes: p.data_bytes,
+                rtt: p.infer.rtt_ms.map_or(NONE.into(), |d| {
+                    format!(
+                        "{} / {} / {} ({})",
+                        round(d.min, 3),
+                        round(d.median, 3),
+                        round(d.p95, 3),
+                        d.n
+                    )
+                }),
+                hb_rtt: p
+                    .infer
+                    .hb_rtt_ms
+                    .map_or(NONE.into(), |d| round(d.median, 3)),
+                sack_delay: dir
+                    .and_then(|d| d.sack_delay_ms)
+                    .filter(|_| p.data_chunks > 0)
+                    .map_or(NONE.into(), |d| round(d.median, 3)),
+                rto,
+                timeouts: dir
+                    .iter()
+                    .flat_map(|d| &d.timeouts)
+                    .filter(|t| t.path == p.dst)
+                    .count(),
+                rtx: p.infer.retransmissions,
+                active: format!("{} – {}", secs(p.first_s), secs(p.last_s)),
+            }
+        })
+        .collect()
+}
+
+pub async fn association(
+    State(state): State<AppState>,
+    Path((id, n)): Path<(String, String)>,
+) -> Result<Response, AppError> {
+    let e = entry(&state, &id)?;
+    if e.meta.status != Status::Done {
+        return Ok(pending(&e));
+    }
+    let (e, r) = done_report(&state, &id)?;
+    let a = find_assoc(&r, &n)?;
+    let chunks = a
+        .chunks
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let ended = lifecycle::ended(a);
+    let bad_checksums = match lifecycle::checksum_verdict(&r).filter(|_| a.bad_checksums > 0) {
+        Some(v) => format!("{} — {v}", a.bad_checksums),
+        None => a.bad_checksums.to_string(),
+    };
+    let head = vec![
+        ("ended".into(), ended.text),
+        (
+            "handshake started".into(),
+            yes(a.lifecycle.handshake_started),
+        ),
+        ("handshake completed".into(), yes(a.handshake_seen)),
+        ("handshake (ms)".into(), ms(a.handshake_ms)),
+        ("shutdown (ms)".into(), ms(a.shutdown_ms)),
+        (
+            "first / last (s)".into(),
+            format!("{} / {}", secs(a.first_s), secs(a.last_s)),
+        ),
+        ("first frame".into(), a.first_frame.to_string()),
+        ("packets".into(), a.packets.to_string()),
+        ("DATA bytes".into(), a.data_bytes.to_string()),
+        ("bad checksums".into(), bad_checksums),
+        ("duplicate frames".into(), a.duplicate_frames.to_string()),
+        ("chunks".into(), chunks),
+    ];
+    let failovers = a
+        .directions
+        .iter()
+        .flat_map(|d| d.failovers.iter().map(move |f| (d.sender, f)))
+        .map(|(s, f)| FailoverRow {
+            sender: s,
+            t_s: secs(f.t_s),
+            from: f.from.clone(),
+            to: f.to.clone(),
+            outage_start: opt_s(f.outage_start_s),
+            failover_ms: f.failover_ms.map_or(NONE.into(), views::exact),
+            timeouts: f.timeouts,
+            spurious: f.spurious,
+            cause: opt(f.cause.clone()),
+            recommendation: f.recommendation.clone().unwrap_or_default(),
+            evidence: f.evidence.clone(),
+            pmr: opt(f.path_max_retrans),
+            frame: f.frame,
+            outage_frame: opt(f.outage_frame),
+            filter: f.filter.clone(),
+        })
+        .collect();
+    let senders: Vec<u8> = a.directions.iter().map(|d| d.sender).collect();
+    Ok(AssocPage {
+        title: format!("{} — association {}", e.meta.name, a.id),
+        id: id.clone(),
+        name: e.meta.name.clone(),
+        n: a.id,
+        head,
+        endpoints: a
+            .endpoints
+            .iter()
+            .enumerate()
+            .map(|(i, ep)| {
+                (
+                    i,
+                    ep.port,
+                    ep.vtag.map_or(NONE.into(), |v| format!("0x{v:08x}")),
+                    ep.addresses.join(", "),
+                )
+            })
+            .collect(),
+        paths: path_rows(a),
+        dirs: a.directions.iter().map(|d| dir_view(a, d)).collect(),
+        failovers,
+        sender: crate::charts::pick_sender(a, None),
+        senders,
+        tables: table_links(&state, &id),
+        filter: a.lifecycle.filter.clone(),
+        end: lifecycle::end_panel(a),
+        events: lifecycle::event_rows(a),
+        events_dropped: a.lifecycle.events_dropped,
+        after_end_packets: a.lifecycle.after_end_packets,
+    }
+    .into_response())
+}
