@@ -7,6 +7,10 @@ use crate::packet::PacketCtx;
 use crate::sctp::cause::{cause_tlvs, decode_causes};
 use crate::sctp::{types, ChunkView};
 
+/// A SHUTDOWN this soon after the peer's SACK was waiting for it (the stack sends SHUTDOWN as
+/// soon as its last DATA is acknowledged, RFC 9260 9.2); later, the application closed later.
+const SHUTDOWN_AFTER_SACK_NS: i64 = 5_000_000;
+
 impl Lifecycle {
     pub(super) fn on_abort(
         &mut self,
@@ -118,14 +122,28 @@ impl Lifecycle {
             ),
             None => format!("SHUTDOWN from endpoint {s}"),
         };
-        match delay {
-            // RFC 9260 9.2: the closing side sends SHUTDOWN once all its DATA is acknowledged,
-            // so the wait from its last DATA is the last SACK's delay (delayed SACK, 6.2).
-            Some(w) => d.push_str(&format!(
-                ", {} after its last DATA (it waits for the SACK of its outstanding DATA, RFC 9260 9.2; a long wait points to a delayed SACK)",
+        // The peer's latest SACK since that DATA.
+        let sack =
+            self.last_sack_ns[1 - s].filter(|&k| self.last_data_ns[s].is_some_and(|d| k >= d));
+        match (delay, sack) {
+            // RFC 9260 9.2: the closing side sends SHUTDOWN once all its DATA is acknowledged;
+            // sent right after the peer's SACK, the wait from its last DATA is that SACK's
+            // delay (delayed SACK, 6.2): the delayed-SACK shutdown cost.
+            (Some(w), Some(k)) if ctx.ts_ns - k <= SHUTDOWN_AFTER_SACK_NS => d.push_str(&format!(
+                ", {} after its last DATA: it waited for the SACK of that DATA, which came {} after it (RFC 9260 9.2; a wait near the peer's SACK delay is the delayed-SACK shutdown cost)",
+                fmt_dur(w),
+                fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
+            )),
+            (Some(w), Some(k)) => d.push_str(&format!(
+                ", {} after its last DATA, which was acknowledged {} after it was sent: the application closed later (not a wait for a SACK)",
+                fmt_dur(w),
+                fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
+            )),
+            (Some(w), None) => d.push_str(&format!(
+                ", {} after its last DATA (no SACK of it captured before the SHUTDOWN)",
                 fmt_dur(w)
             )),
-            None => d.push_str(" (it sent no DATA in the capture)"),
+            (None, _) => d.push_str(" (it sent no DATA in the capture)"),
         }
         self.push(ctx, s, Kind::Shutdown, types::SHUTDOWN, d, delay, false);
         let now = (ctx.ts_ns, ctx.frame);

@@ -150,6 +150,8 @@ pub struct Lifecycle {
     sides: [Side; 2],
     /// Time of each endpoint's last DATA / I-DATA (the shutdown wait, METRICS "Shutdown time").
     last_data_ns: [Option<i64>; 2],
+    /// Latest SACK sent by each endpoint (it acknowledges the peer's DATA).
+    last_sack_ns: [Option<i64>; 2],
     /// Latest capture time seen.
     last_ns: i64,
     /// Something from each endpoint was captured.
@@ -189,7 +191,10 @@ impl Lifecycle {
                 self.last_data_ns[s] = Some(ctx.ts_ns);
                 self.hot(ctx, s);
             }
-            Chunk::Sack(_) => self.hot(ctx, s),
+            Chunk::Sack(_) => {
+                self.last_sack_ns[s] = Some(ctx.ts_ns);
+                self.hot(ctx, s);
+            }
             _ => self.control(ctx, s, view, Some(chunk)),
         }
     }

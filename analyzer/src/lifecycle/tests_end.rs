@@ -59,6 +59,13 @@ fn full_lifecycle_ends_in_shutdown_with_the_last_data_wait() {
     assert_eq!(sd.by, Some(0));
     assert_eq!(sd.delay_ms, Some(200.0));
     assert!(sd.detail.contains("200 ms after its last DATA"));
+    // The SACK came 50 ms after the DATA and the SHUTDOWN 150 ms after that: not a SACK wait.
+    assert!(
+        sd.detail
+            .contains("acknowledged 50 ms after it was sent: the application closed later"),
+        "{}",
+        sd.detail
+    );
     assert_eq!(r.events[5].delay_ms, Some(10.0));
     assert_eq!(lc.end_kind(), EndKind::Shutdown);
     assert_eq!(r.end.kind, "shutdown");
@@ -69,6 +76,42 @@ fn full_lifecycle_ends_in_shutdown_with_the_last_data_wait() {
         .end
         .detail
         .contains("last DATA 200 ms before the SHUTDOWN"));
+}
+
+#[test]
+fn shutdown_right_after_the_sack_of_the_last_data_is_a_sack_wait() {
+    let mut lc = Lifecycle::default();
+    handshake(&mut lc);
+    let data = data_value(1000);
+    feed(
+        &mut lc,
+        &ctx(5, 100.0, 0, TAG1),
+        0,
+        types::DATA,
+        0x03,
+        &data,
+    );
+    // A delayed SACK 200 ms later, and the SHUTDOWN 1 ms after it.
+    let sack = sack_value(1000);
+    feed(&mut lc, &ctx(6, 300.0, 1, TAG0), 1, types::SACK, 0, &sack);
+    let cum = 1000u32.to_be_bytes();
+    feed(
+        &mut lc,
+        &ctx(7, 301.0, 0, TAG1),
+        0,
+        types::SHUTDOWN,
+        0,
+        &cum,
+    );
+    let r = report(&lc);
+    let sd = r.events.iter().find(|e| e.kind == "shutdown").unwrap();
+    assert_eq!(sd.delay_ms, Some(201.0));
+    assert!(
+        sd.detail
+            .contains("it waited for the SACK of that DATA, which came 200 ms after it"),
+        "{}",
+        sd.detail
+    );
 }
 
 #[test]
