@@ -7,9 +7,11 @@ use crate::packet::PacketCtx;
 use crate::sctp::cause::{cause_tlvs, decode_causes};
 use crate::sctp::{types, ChunkView};
 
-/// A SHUTDOWN this soon after the peer's SACK was waiting for it (the stack sends SHUTDOWN as
-/// soon as its last DATA is acknowledged, RFC 9260 9.2); later, the application closed later.
-const SHUTDOWN_AFTER_SACK_NS: i64 = 5_000_000;
+/// A SHUTDOWN this soon after the peer's SACK was waiting for it: the stack sends SHUTDOWN once
+/// its last DATA is acknowledged (RFC 9260 9.2), or an application that waits for that closes
+/// on its next poll or timer tick (usrsctp ticks every 10 ms); later, the application closed
+/// later.
+const SHUTDOWN_AFTER_SACK_NS: i64 = 20_000_000;
 
 impl Lifecycle {
     pub(super) fn on_abort(
