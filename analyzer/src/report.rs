@@ -70,6 +70,9 @@ pub struct AccountingReport {
     pub checksum_offload: Option<bool>,
     #[serde(default)]
     pub checksum_evidence: Option<ChecksumEvidence>,
+    /// Packets with a valid Adler-32 checksum (RFC 2960, before CRC32c): valid, not bad.
+    #[serde(default)]
+    pub adler32_checksums: u64,
     /// Associations by how they ended (`end.kind`).
     #[serde(default)]
     pub association_ends: BTreeMap<String, u64>,
@@ -157,6 +160,7 @@ impl AccountingReport {
                 last_frame: u.last_frame,
             },
             checksum_offload: c.offload(),
+            adler32_checksums: c.adler32,
             checksum_evidence: (c.bad > 0).then(|| ChecksumEvidence {
                 bad: c.bad,
                 zero_share: c.bad_zero as f64 / c.bad as f64,

@@ -373,6 +373,12 @@ impl CaptureAccounting {
             ));
         }
         let c = &self.checksums;
+        if c.adler32 > 0 {
+            out.push(format!(
+                "{} SCTP packets carry a valid Adler-32 checksum (RFC 2960 6.8; CRC32c since RFC 3309 and RFC 9260 6.8): an old SCTP stack, counted as valid checksums",
+                c.adler32
+            ));
+        }
         match c.offload() {
             Some(true) => {
                 let addrs: Vec<String> = c.bad_side.iter().map(crate::net::ip_text).collect();
@@ -413,6 +419,9 @@ pub struct ChecksumTally {
     pub mixed: u64,
     /// Bad checksums on packets of no association (no peer to compare with).
     pub unattributed: u64,
+    /// Packets whose CRC32c is wrong but whose checksum is a valid Adler-32 (RFC 2960 6.8, an
+    /// old stack): valid, not counted in `bad`.
+    pub adler32: u64,
     /// Addresses of the endpoints whose packets were all bad.
     pub bad_side: Vec<IpAddr>,
 }

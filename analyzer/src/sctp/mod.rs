@@ -3,6 +3,7 @@
 //! `wire` holds the zero-copy views (`SctpPacket<T: AsRef<[u8]>>`, chunk iteration), `chunk` the
 //! typed representation parsed once per chunk, `crc32c` the checksum check (RFC 9260 6.8).
 
+pub mod adler32;
 pub mod cause;
 pub mod chunk;
 pub mod crc32c;
