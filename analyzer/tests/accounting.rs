@@ -1,0 +1,260 @@
+//! Every SCTP packet accounted for once, and how each association started and ended, on real
+//! captures: the sample traces (always), and the public captures of `../shared` (skipped when
+//! absent) whose figures were checked against tshark.
+
+mod common;
+
+use std::path::PathBuf;
+
+use analyzer::report::{AssocReport, CaptureReport};
+
+/// `sctp_packets` = packets in associations + unassociated + duplicates.
+fn assert_every_packet_once(name: &str, r: &CaptureReport) {
+    let in_assocs: u64 = r.associations.iter().map(|a| a.packets).sum();
+    assert_eq!(
+        r.sctp_packets,
+        in_assocs + r.accounting.unassociated.packets + r.accounting.duplicate_frames,
+        "{name}: sctp_packets"
+    );
+}
+
+fn kinds(a: &AssocReport) -> Vec<&str> {
+    a.lifecycle.events.iter().map(|e| e.kind.as_str()).collect()
+}
+
+fn public(name: &str) -> Option<PathBuf> {
+    let p = common::shared_dir()?.join("captures/public").join(name);
+    p.exists().then_some(p)
+}
+
+#[test]
+fn sample_traces_start_with_the_handshake_and_end_with_the_clients_shutdown() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(common::samples_dir()).unwrap().flatten() {
+        let p = entry.path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if !(name.ends_with(".pcap") || name.ends_with(".pcapng")) || name.starts_with("tcp_") {
+            continue;
+        }
+        let (_, r) = common::analyze(&p);
+        assert_every_packet_once(&name, &r);
+        let acc = &r.accounting;
+        assert_eq!(acc.duplicate_frames, 0, "{name}");
+        assert_eq!(acc.unassociated.packets, 0, "{name}");
+        // The lab's checksums are computed by usrsctp: valid (or unknown when cut).
+        assert_eq!(acc.checksum_offload, None, "{name}");
+        if name.starts_with("abort_") || name.starts_with("restart_") {
+            // Their ends are checked against their truth below.
+            seen += 1;
+            continue;
+        }
+        for a in &r.associations {
+            let l = &a.lifecycle;
+            assert!(a.handshake_seen && l.handshake_started, "{name}");
+            assert_eq!(
+                kinds(a)[..4],
+                ["init", "init_ack", "cookie_echo", "cookie_ack"],
+                "{name}"
+            );
+            assert!(!l.filter.is_empty(), "{name}");
+            // Runs that lasted to the end close with the client's SHUTDOWN (RFC 9260 9.2).
+            assert_eq!(
+                (l.end.kind.as_str(), l.end.by),
+                ("shutdown", Some(0)),
+                "{name}"
+            );
+            let sd = l.events.iter().find(|e| e.kind == "shutdown").unwrap();
+            assert!(sd.delay_ms.is_some_and(|d| d >= 0.0), "{name}");
+            assert_eq!(
+                acc.association_ends.get("shutdown"),
+                Some(&(r.associations.len() as u64))
+            );
+        }
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} sample traces");
+}
+
+#[test]
+fn any_device_capture_duplicates_are_not_retransmissions() {
+    let Some(p) = public("dreibh__netperfmeter__multi.pcap.gz") else {
+        eprintln!("../shared absent: skipped");
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    assert_every_packet_once("multi", &r);
+    // tshark: 1295 SCTP frames repeat the previous one with the same timestamp.
+    assert_eq!(r.accounting.duplicate_frames, 1295);
+    assert_eq!(r.associations.len(), 2);
+    for a in &r.associations {
+        assert!(a.duplicate_frames > 0);
+        for d in &a.directions {
+            assert_eq!(d.retransmissions.total, 0, "assoc {}", a.id);
+            assert!(d.timeouts.is_empty(), "assoc {}", a.id);
+        }
+        assert_eq!(a.lifecycle.end.kind, "shutdown");
+    }
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("1295 SCTP packets were captured twice")
+                && w.contains("packet types of first copy + duplicate: host + host")),
+        "{:?}",
+        r.warnings
+    );
+    // TCP (its own duplicate rule) as before this change: 3 connections, no retransmission.
+    let dups: Vec<u64> = r.tcp_flows.iter().map(|f| f.duplicate_frames).collect();
+    assert_eq!(dups, [1194, 1199, 10]);
+    assert!(r
+        .tcp_flows
+        .iter()
+        .flat_map(|f| &f.directions)
+        .all(|d| d.retransmissions.total == 0));
+}
+
+#[test]
+fn replay_attack_capture_aborts_failed_handshakes_and_late_packets() {
+    let Some(p) =
+        public("Spartan-F117__VAPT_CoreNetwork5G__log_analysis_replayAttack.pcapng")
+    else {
+        eprintln!("../shared absent: skipped");
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    assert_every_packet_once("replay", &r);
+    let acc = &r.accounting;
+    assert_eq!(r.sctp_packets, 123);
+    let ends: Vec<(&str, u64)> = acc
+        .association_ends
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
+    assert_eq!(
+        ends,
+        [("abort", 2), ("handshake_failed", 5), ("open_at_capture_end", 1)]
+    );
+    assert_eq!(acc.abort_causes.len(), 1);
+    assert_eq!(
+        (acc.abort_causes[0].code, acc.abort_causes[0].associations),
+        (12, 1)
+    );
+    // Frame 513: the NGAP client (10.0.2.6:53844) aborts with cause 12, User-Initiated Abort.
+    let a = r
+        .associations
+        .iter()
+        .find(|a| a.lifecycle.end.causes.iter().any(|c| c.code == 12))
+        .unwrap();
+    assert_eq!(
+        (a.lifecycle.end.kind.as_str(), a.lifecycle.end.by, a.lifecycle.end.frame),
+        ("abort", Some(0), Some(513))
+    );
+    assert_eq!(a.lifecycle.end.causes[0].name, "User-Initiated Abort");
+    assert!(a.handshake_seen && a.aborted);
+    // INITs to the Diameter port 3868 answered by ABORT: started, never completed.
+    let failed: Vec<&AssocReport> = r
+        .associations
+        .iter()
+        .filter(|a| a.lifecycle.end.kind == "handshake_failed")
+        .collect();
+    assert_eq!(failed.len(), 5);
+    for a in failed {
+        assert!(!a.handshake_seen && a.lifecycle.handshake_started);
+        assert_eq!(kinds(a), ["init", "abort"]);
+        assert_eq!(a.lifecycle.end.by, Some(1));
+        assert_eq!(a.endpoints[1].port, 3868);
+    }
+    // The injected ABORTs (T bit) of 10.0.2.5:36725 end it at frame 480; its later SACKs and
+    // ABORTs stay with it, as after-end packets or as copies within 1 ms.
+    let a = r
+        .associations
+        .iter()
+        .find(|a| a.endpoints[0].port == 36725)
+        .unwrap();
+    assert_eq!(
+        (a.lifecycle.end.kind.as_str(), a.lifecycle.end.frame),
+        ("abort", Some(480))
+    );
+    assert_eq!((a.lifecycle.after_end_packets, a.duplicate_frames), (5, 2));
+    assert_eq!(a.chunks.get("ABORT"), Some(&2));
+    let after: Vec<u64> = a
+        .lifecycle
+        .events
+        .iter()
+        .filter(|e| e.kind == "after_end")
+        .map(|e| e.frame)
+        .collect();
+    assert_eq!(after, [483, 486, 488, 489, 500]);
+    // Loopback capture: every bad checksum is 0, the capturing host's offload.
+    assert_eq!(acc.checksum_offload, Some(true));
+    assert_eq!(acc.checksum_evidence.as_ref().unwrap().zero_share, 1.0);
+}
+
+#[test]
+fn stray_aborts_and_chunkless_packets_are_unassociated() {
+    let Some(p) = public("OISF__suricata-verify__sctp-max-chunks.pcap") else {
+        eprintln!("../shared absent: skipped");
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    assert!(r.associations.is_empty());
+    let u = &r.accounting.unassociated;
+    assert_eq!(u.packets, 1);
+    assert_eq!(u.reasons.get("ootb_abort"), Some(&1));
+    assert_eq!(u.chunks.get("ABORT"), Some(&16143));
+    assert_eq!((u.first_frame, u.last_frame), (Some(1), Some(1)));
+    assert_every_packet_once("max-chunks", &r);
+
+    let Some(p) = public("pevma__mrp__sctp.pcap") else {
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    assert_every_packet_once("pevma", &r);
+    let u = &r.accounting.unassociated;
+    assert_eq!(u.reasons.get("no_chunk"), Some(&u.packets));
+    // Fuzzed checksums on both sides: corruption, not offload.
+    assert_eq!(r.accounting.checksum_offload, Some(false));
+}
+
+#[test]
+fn init_retransmissions_show_the_t1_init_backoff() {
+    let Some(p) = public("seladb__PcapPlusPlus__ip-frag.pcap") else {
+        eprintln!("../shared absent: skipped");
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    let a = &r.associations[0];
+    let delays: Vec<i64> = a
+        .lifecycle
+        .events
+        .iter()
+        .filter(|e| e.kind == "init_retransmitted")
+        .map(|e| e.delay_ms.unwrap().round() as i64)
+        .collect();
+    // tshark: INIT at +0, +3, +9, +21 s (RFC 9260 5.1: T1-init doubles from RTO.Initial 3 s).
+    assert_eq!(delays, [2999, 5999, 11998]);
+    assert!(a.handshake_seen);
+}
+
+#[test]
+fn old_adler32_checksums_are_valid_and_offload_is_told_from_corruption() {
+    let Some(p) = public("the-tcpdump-group__tcpdump__isup.pcap") else {
+        eprintln!("../shared absent: skipped");
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    // RFC 2960 Adler-32 (checked with zlib.adler32): valid, not bad.
+    assert_eq!((r.bad_checksums, r.accounting.adler32_checksums), (0, 6));
+    assert_eq!(r.accounting.checksum_offload, None);
+    // Open5GS gNB-AMF capture: the AMF host's sent packets all carry 0, the gNB's are valid.
+    let Some(p) = public("Montimage__5Greplay__oai.pcap") else {
+        return;
+    };
+    let (_, r) = common::analyze(&p);
+    assert_eq!(r.accounting.checksum_offload, Some(true));
+    let ev = r.accounting.checksum_evidence.as_ref().unwrap();
+    assert_eq!(
+        (ev.one_sided_associations, ev.mixed_associations),
+        (1, 0)
+    );
+    assert_eq!(ev.bad_side, ["192.168.70.132"]);
+}
