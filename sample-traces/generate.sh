@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the sample traces with the lab (../shared/lab): real usrsctp associations between
-# two network namespaces that the lab creates and deletes. Needs root, gcc, libusrsctp-dev,
+# two network namespaces that the lab creates and deletes. Needs root, gcc, patch, libusrsctp-dev,
 # tcpdump, tshark, nftables, iproute2, python3. Run on an idle machine (timers tick every 10 ms).
 # Usage: sample-traces/generate.sh [NAME_PATTERN]
 set -euo pipefail
@@ -11,6 +11,10 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$lab"/. "$work/"
 chmod -R u+w "$work"
 cd "$work"
+# lab-abort.patch: sctpgen -A / gen.sh ABORT_AT (client abort with a reason); binaries are built
+# in the temp dir, so the patched sctpgen never lands in the lab's shared build cache.
+patch -s -p1 < "$here/lab-abort.patch"
+export LAB_BIN="$work/bin"
 pat=${1:-.}
 run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
   local name=$1 envs=$2 extra=$3; shift 3
@@ -18,6 +22,8 @@ run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
   echo "=== $name: $envs gen.sh $*"
   env RTPRIO=20 $envs TRUTH_EXTRA="$extra" ./gen.sh "$@" "out/$name"
   python3 measure.py "out/$name" >/dev/null || true
+  # runs whose TRUTH_EXTRA has an "end": what tshark shows of it (ABORT / restarting INIT) -> truth
+  python3 "$here/lifecycle_truth.py" "out/$name"
 }
 mkdir -p out
 T='"spurious_failover_expected": false'
@@ -37,6 +43,17 @@ run spur_pmr1_rtomin30 "RTO_INIT=100 VERBOSE=0" "{\"scenario\": \"spurious failo
 # the sender fails over while path 1 works (and fails back): cause rtt_spike.
 run spike_p20_rtomin100 "SPIKE=3:5:400 VERBOSE=0" "{\"scenario\": \"RTT spike on path 1 (one-way 20 -> 400 ms from client start +3 s to +5 s), no loss, no failure, RTO.min 100 ms\", \"spurious_failover_expected\": true, \"cause\": \"RTT spike above the RTO\"}" \
   40 100 2 20 20 -1 7
+# Client abort: as cut_p20_sack40 but no cut; 2.01 s after sending started (10 ms after the 101st
+# message) the client aborts (sctpgen -A, lab-abort.patch): one ABORT chunk with error cause 12
+# (User-Initiated Abort) and a reason text. Between two messages, so no SACK of the server reaches
+# the client's stack in the few ms it still answers out-of-the-blue packets (with a T-bit ABORT).
+run abort_p20 "ABORT_AT=2.01 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path failure; the client aborts the association 2.01 s after it started sending, with a reason\", $T, \"end\": {\"kind\": \"abort\", \"by\": \"client\", \"cause\": 12, \"cause_name\": \"User-Initiated Abort\", \"reason\": \"sctpgen abort after 2.01 s\"}}" \
+  40 100 2 20 20 -1 4
+# Association restart: the client process _exit()s after 2 s of sending (no SHUTDOWN, no ABORT);
+# 0.5 s later a new client on the same addresses and ports sends INIT: the server's association
+# restarts (SCTP_RESTART), the new one sends for 2.5 s and shuts down.
+run restart_short_p20 "RESTART_AT=2 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path failure; the client process dies after 2 s of sending, a new client restarts the association 0.5 s later (same addresses and ports)\", $T, \"end\": {\"kind\": \"restarted\", \"by\": \"client\"}}" \
+  40 100 2 20 20 -1 5
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3
@@ -51,7 +68,7 @@ for f in out/*_sender.* out/*_receiver.* out/*_truth.json out/*_measured.json; d
   cp "$f" "$here/"
 done
 # Keep the stack's own log of each run (the truth for RTO and failover), compressed.
-for f in out/*_client.log; do
+for f in out/*_client.log out/*_client_restart.log; do
   [ -e "$f" ] || continue
   gzip -c "$f" > "$here/$(basename "$f").gz"
 done

@@ -75,6 +75,88 @@ fn sample_traces_start_with_the_handshake_and_end_with_the_clients_shutdown() {
     assert!(seen >= 10, "only {seen} sample traces");
 }
 
+/// The end an abort / restart lab run's truth file states (`sample-traces/lifecycle_truth.py`
+/// filled its frames in from tshark).
+fn truth_end(name: &str) -> serde_json::Value {
+    let p = common::samples_dir().join(format!("{name}_truth.json"));
+    let t: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+    t["end"].clone()
+}
+
+#[test]
+fn lab_abort_and_restart_end_as_their_truth_says() {
+    for side in ["sender", "receiver"] {
+        let (_, r) = common::analyze(&common::samples_dir().join(format!("abort_p20_{side}.pcap")));
+        assert_every_packet_once("abort_p20", &r);
+        let t = truth_end("abort_p20");
+        assert_eq!(r.associations.len(), 1);
+        let a = &r.associations[0];
+        let end = &a.lifecycle.end;
+        // The client (endpoint 0, the INIT sender) aborted with cause 12 and its reason.
+        assert_eq!((end.kind.as_str(), end.by), ("abort", Some(0)), "{side}");
+        assert_eq!(
+            end.frame,
+            t[format!("abort_frame_{side}")].as_u64(),
+            "{side}"
+        );
+        assert_eq!(end.causes.len(), 1);
+        assert_eq!(end.causes[0].code, 12);
+        assert_eq!(end.causes[0].name, t["cause_name"].as_str().unwrap());
+        let reason = t["reason"].as_str().unwrap();
+        assert!(
+            end.causes[0].detail.as_deref().unwrap().contains(reason),
+            "{:?}",
+            end.causes
+        );
+        assert!(a.aborted && a.handshake_seen);
+        assert_eq!(r.accounting.abort_causes[0].code, 12);
+        if side == "sender" {
+            // The server's SACK that crossed the ABORT (frame 160) stays with it.
+            let late: Vec<u64> = t["frames_after_abort_sender"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["frame"].as_u64().unwrap())
+                .collect();
+            let after: Vec<u64> = a
+                .lifecycle
+                .events
+                .iter()
+                .filter(|e| e.kind == "after_end")
+                .map(|e| e.frame)
+                .collect();
+            assert_eq!(after, late);
+            assert_eq!(a.lifecycle.after_end_packets, late.len() as u64);
+        }
+    }
+    let t = truth_end("restart_short_p20");
+    let (_, r) = common::analyze(&common::samples_dir().join("restart_short_p20_sender.pcap"));
+    assert_every_packet_once("restart_short_p20", &r);
+    assert_eq!(r.associations.len(), 2);
+    let (old, new) = (&r.associations[0], &r.associations[1]);
+    let at = t["restart_init_frame_sender"].as_u64();
+    assert_eq!(
+        (
+            old.lifecycle.end.kind.as_str(),
+            old.lifecycle.end.by,
+            old.lifecycle.end.frame
+        ),
+        ("restarted", Some(0), at)
+    );
+    assert_eq!(
+        kinds(new)[..5],
+        ["restart", "init", "init_ack", "cookie_echo", "cookie_ack"]
+    );
+    let hs = &t["restart_handshake_frames_sender"];
+    let frames: Vec<u64> = new.lifecycle.events[1..5].iter().map(|e| e.frame).collect();
+    let want: Vec<u64> = ["init", "init_ack", "cookie_echo", "cookie_ack"]
+        .iter()
+        .map(|k| hs[*k].as_u64().unwrap())
+        .collect();
+    assert_eq!(frames, want);
+    assert_eq!(new.lifecycle.end.kind, "shutdown");
+}
+
 #[test]
 fn any_device_capture_duplicates_are_not_retransmissions() {
     let Some(p) = public("dreibh__netperfmeter__multi.pcap.gz") else {
@@ -114,8 +196,7 @@ fn any_device_capture_duplicates_are_not_retransmissions() {
 
 #[test]
 fn replay_attack_capture_aborts_failed_handshakes_and_late_packets() {
-    let Some(p) =
-        public("Spartan-F117__VAPT_CoreNetwork5G__log_analysis_replayAttack.pcapng")
+    let Some(p) = public("Spartan-F117__VAPT_CoreNetwork5G__log_analysis_replayAttack.pcapng")
     else {
         eprintln!("../shared absent: skipped");
         return;
@@ -131,7 +212,11 @@ fn replay_attack_capture_aborts_failed_handshakes_and_late_packets() {
         .collect();
     assert_eq!(
         ends,
-        [("abort", 2), ("handshake_failed", 5), ("open_at_capture_end", 1)]
+        [
+            ("abort", 2),
+            ("handshake_failed", 5),
+            ("open_at_capture_end", 1)
+        ]
     );
     assert_eq!(acc.abort_causes.len(), 1);
     assert_eq!(
@@ -145,7 +230,11 @@ fn replay_attack_capture_aborts_failed_handshakes_and_late_packets() {
         .find(|a| a.lifecycle.end.causes.iter().any(|c| c.code == 12))
         .unwrap();
     assert_eq!(
-        (a.lifecycle.end.kind.as_str(), a.lifecycle.end.by, a.lifecycle.end.frame),
+        (
+            a.lifecycle.end.kind.as_str(),
+            a.lifecycle.end.by,
+            a.lifecycle.end.frame
+        ),
         ("abort", Some(0), Some(513))
     );
     assert_eq!(a.lifecycle.end.causes[0].name, "User-Initiated Abort");
@@ -252,9 +341,6 @@ fn old_adler32_checksums_are_valid_and_offload_is_told_from_corruption() {
     let (_, r) = common::analyze(&p);
     assert_eq!(r.accounting.checksum_offload, Some(true));
     let ev = r.accounting.checksum_evidence.as_ref().unwrap();
-    assert_eq!(
-        (ev.one_sided_associations, ev.mixed_associations),
-        (1, 0)
-    );
+    assert_eq!((ev.one_sided_associations, ev.mixed_associations), (1, 0));
     assert_eq!(ev.bad_side, ["192.168.70.132"]);
 }

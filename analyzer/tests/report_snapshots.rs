@@ -26,3 +26,17 @@ fn json_directions_sparse_receiver() {
     let r = report("sparse_sack200_receiver.pcap");
     insta::assert_json_snapshot!(r.associations[0].directions);
 }
+
+/// An association the client aborted with a reason (User-Initiated Abort, lab run abort_p20).
+#[test]
+fn text_report_aborted_association() {
+    let r = report("abort_p20_sender.pcap");
+    insta::assert_snapshot!(analyzer::text::render_capture(&r));
+}
+
+/// A client that crashed and restarted its association (lab run restart_short_p20): two records.
+#[test]
+fn text_report_restarted_association() {
+    let r = report("restart_short_p20_sender.pcap");
+    insta::assert_snapshot!(analyzer::text::render_capture(&r));
+}

@@ -267,14 +267,26 @@ impl Lifecycle {
             .end_stamp()
             .map(|e| format!(" {} after the association ended", fmt_dur(ctx.ts_ns - e.0)))
             .unwrap_or_else(|| " after the association ended".to_string());
-        let mut d = format!("packet from endpoint {s}{since}");
+        let names: Vec<String> = chunk_types
+            .iter()
+            .take(MAX_AFTER_END_TYPES)
+            .map(|&t| crate::sctp::chunk_type_name(t).into_owned())
+            .collect();
+        let what = if names.is_empty() {
+            "packet".to_string()
+        } else {
+            names.join(" + ")
+        };
+        let mut d = format!("{what} from endpoint {s}{since}");
         if chunk_types.contains(&types::SHUTDOWN_ACK) {
             d.push_str(": its SHUTDOWN-COMPLETE was not received, the SHUTDOWN-ACK is retransmitted (T2-shutdown, RFC 9260 9.2)");
         } else if chunk_types.contains(&types::ABORT) {
-            d.push_str(": another ABORT (the peer may have missed the first)");
+            d.push_str(": another ABORT (the first was not received, or each packet of an association its sender no longer has is answered with one, RFC 9260 8.4)");
+        } else if chunk_types.contains(&types::SHUTDOWN_COMPLETE) {
+            d.push_str(": another SHUTDOWN-COMPLETE, answering a SHUTDOWN-ACK sent again (RFC 9260 8.4 rule 5, 9.2)");
         } else {
             d.push_str(
-                ": the peer has no association left and answers out of the blue (RFC 9260 8.4)",
+                ": sent before the end reached its sender (in flight), or sent again; an endpoint with no association left answers it out of the blue (RFC 9260 8.4)",
             );
         }
         let types_kept: Vec<u8> = chunk_types
