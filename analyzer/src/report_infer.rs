@@ -51,6 +51,9 @@ pub struct FailoverReport {
     pub frame: u64,
     pub outage_frame: Option<u64>,
     pub filter: String,
+    /// Which rule moved the new DATA: "rfc" (RFC 9260 8.2) or "pf" (RFC 7829); null unknown.
+    #[serde(default)]
+    pub policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -86,6 +89,14 @@ pub struct DirectionReport {
     pub rto_initial_evidence: u32,
     pub path_max_retrans: Option<u32>,
     pub pmr_evidence: u32,
+    /// "pf" (RFC 7829: new DATA moved before the path could be inactive) or "rfc" (after
+    /// Path.Max.Retrans + 1 expiries, RFC 9260 8.2); null without evidence.
+    #[serde(default)]
+    pub failover_policy: Option<String>,
+    #[serde(default)]
+    pub pf_retrans: Option<u32>,
+    #[serde(default)]
+    pub policy_evidence: Option<String>,
     pub max_transfer_ms: Option<f64>,
     pub p95_transfer_ms: Option<f64>,
     pub message_interval_ms: Option<f64>,
@@ -182,6 +193,9 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
             rto_initial_evidence: sum.rto_initial_evidence,
             path_max_retrans: sum.path_max_retrans,
             pmr_evidence: sum.pmr_evidence,
+            failover_policy: sum.failover_policy.map(str::to_string),
+            pf_retrans: sum.pf_retrans,
+            policy_evidence: sum.policy_evidence.clone(),
             max_transfer_ms: sum.transfer_ms.map(|d| d.max),
             p95_transfer_ms: sum.transfer_ms.map(|d| d.p95),
             message_interval_ms: sum.message_interval_ms,
@@ -211,6 +225,7 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                         }
                         None => format!("frame.number == {}", f.frame),
                     },
+                    policy: f.policy.map(|p| p.as_str().to_string()),
                 })
                 .collect(),
             failbacks: dir

@@ -17,44 +17,6 @@ use serde_json::Value;
 /// Checks that fail today, and why (run, check name prefix, reason). Remove an entry with the fix.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
     (
-        "lk_pf0_sack40_rtomin100_pmr2",
-        "PMR claimed",
-        "summary.rs chain_pmr: the chain's first expiry must be started by a send and close to the \
-         RFC float estimate; Linux restarts T3 on every SACK (first expiry timer_start = sack) and \
-         its jiffy-integer RTO (120 ms: rttvar stuck at 2 jiffies) is 3x the RFC estimate (43 ms)",
-    ),
-    (
-        "lk_sockopt_pf0_sack40_rtomin100_pmr2",
-        "PMR claimed",
-        "chain_pmr as in lk_pf0: first expiry started by a SACK, 178 ms vs RFC estimate ~50 ms",
-    ),
-    (
-        "lk_msg1200_i5_pf0",
-        "PMR claimed",
-        "chain_pmr as in lk_pf0: first expiry started by a SACK, 125 ms vs RFC estimate",
-    ),
-    (
-        "lk_failback_pf0",
-        "PMR claimed",
-        "chain_pmr as in lk_pf0: first expiry started by a SACK, 180 ms vs RFC estimate",
-    ),
-    (
-        "lk_sparse_sack200_pf0",
-        "PMR (null",
-        "claims 3, kernel 2: direction.rs sack() clears a destination's error count only for \
-         never-retransmitted TSNs (e.tx == 1, on first_path); RFC 9260 8.2 and Linux \
-         (sctp_check_transmitted) clear the count of the path the acked TSN was LAST sent to: the \
-         path-2 copies acked at +0.44 s had last been resent to path 1, so path 1's chain restarts \
-         and 3 expiries (+1.23, +2.75, +5.71 s) make it inactive, not 4",
-    ),
-    (
-        "lk_sparse_sack200_pf0",
-        "RTO.min",
-        "claims 128 ms, kernel 100: summary.rs RTO.min takes first expiries above 1/0.7 x the RFC \
-         float estimate as the floor; the kernel's RTO was 120 ms = srtt 4 + 4 x rttvar 2 jiffies \
-         (integer shifts keep rttvar from decaying below 3 jiffies), above rto_min: no floor seen",
-    ),
-    (
         "lk_failback_pf0",
         "receiver SACK delay",
         "median of 2 samples (98.4, 49.9 ms) for a 40 ms timer: the 98 ms one is a 60 ms guest stall \

@@ -71,6 +71,9 @@ pub struct DstState {
     /// RFC 9260 6.3.1 estimator state in ms.
     srtt: Option<f64>,
     rttvar: f64,
+    /// The same estimator in whole 10 ms ticks with the integer shifts of a kernel that keeps
+    /// it in jiffies (Linux at HZ 100): (SRTT, RTTVAR) in ticks.
+    coarse: Option<(u32, u32)>,
     /// Last HEARTBEAT-ACK received for this destination.
     pub last_hb_ack_ns: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
@@ -99,6 +102,7 @@ impl DstState {
             episode_rtx: Vec::new(),
             srtt: None,
             rttvar: 0.0,
+            coarse: None,
             last_hb_ack_ns: None,
             last_sack_from_ns: None,
         }
@@ -107,7 +111,16 @@ impl DstState {
     /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.
     fn estimate(&mut self, r_ms: f64) -> f64 {
         super::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
+        self.coarse = Some(super::stats::rtt_update_ticks(self.coarse, r_ms));
         self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
+    }
+
+    /// The estimate a stack keeping SRTT / RTTVAR in 10 ms ticks would hold (no RTO.min clamp):
+    /// integer arithmetic keeps RTTVAR at one or two ticks, so it runs far above the exact
+    /// estimate at small RTTs (120 ms at a 40 ms RTT).
+    pub fn est_rto_coarse_ms(&self) -> Option<f64> {
+        self.coarse
+            .map(|(s, v)| f64::from(s.saturating_add(v.saturating_mul(4))) * 10.0)
     }
 
     /// A HEARTBEAT-ACK for this destination with its RTT in ms.
@@ -203,6 +216,20 @@ impl DirInfer {
     /// The data sender sent a HEARTBEAT: RFC 9260 6.2 lets the receiver bundle the pending SACK.
     pub fn heartbeat_from_sender(&mut self) {
         self.hb_since_data = true;
+    }
+
+    /// The data sender sent a HEARTBEAT to `addr`: the first one after a failover from that
+    /// address is the probe of the old path (RFC 7829 4: a potentially failed destination is
+    /// probed one RTO apart; an inactive one, RFC 9260 8.3, a heartbeat interval apart).
+    pub fn heartbeat_to(&mut self, ctx: &PacketCtx) {
+        let Some(i) = self.dsts.iter().position(|d| d.addr == ctx.dst) else {
+            return;
+        };
+        if let Some(f) = self.failovers.last_mut() {
+            if usize::from(f.from) == i && f.probe_ns.is_none() && ctx.ts_ns >= f.t_ns {
+                f.probe_ns = Some(ctx.ts_ns);
+            }
+        }
     }
 
     fn entry_idx(&self, tsn: u32) -> Option<usize> {
@@ -387,6 +414,8 @@ impl DirInfer {
             cause: None,
             recommendation: None,
             pmr: None,
+            probe_ns: None,
+            policy: None,
         });
         // The episode that led to this failover is closed; a later one starts afresh.
         let old = &mut self.dsts[cur as usize];
@@ -561,8 +590,10 @@ impl DirInfer {
         };
         let backoff = dst.consecutive_timeouts;
         let est_rto_ms = dst.est_rto_ms();
+        let est_rto_coarse_ms = dst.est_rto_coarse_ms();
         self.timeouts.push(Timeout {
             est_rto_ms,
+            est_rto_coarse_ms,
             t_ns: ctx.ts_ns,
             frame: ctx.frame,
             path: timer_path,
@@ -662,6 +693,10 @@ impl DirInfer {
                 // RFC 9260 8.2: an acknowledgement clears the destination's error count.
                 od.consecutive_timeouts = 0;
             } else if let Some(r) = e.rtx_row {
+                // RFC 9260 8.2: acknowledging a DATA chunk clears the error count of the
+                // destination it was last sent to; its RTO stays backed off (no RTT sample,
+                // Karn), so only the chain of consecutive expiries restarts.
+                this.dsts[e.last_path as usize].episode_timeouts.clear();
                 if let Some(row) = this.retransmissions.get_mut(r as usize) {
                     row.acked_ns.get_or_insert(ctx.ts_ns);
                 }

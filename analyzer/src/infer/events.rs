@@ -86,6 +86,8 @@ pub struct Timeout {
     pub chunks: u32,
     /// RFC 9260 6.3.1 estimate (SRTT + 4 RTTVAR, no RTO.min) of the path at the expiry, ms.
     pub est_rto_ms: Option<f64>,
+    /// The estimate in 10 ms ticks (`DstState::est_rto_coarse_ms`).
+    pub est_rto_coarse_ms: Option<f64>,
     pub first_tsn: u32,
 }
 
@@ -143,6 +145,29 @@ pub struct Failover {
     pub recommendation: Option<String>,
     /// Inferred Path.Max.Retrans from this failover, when the timeout chain is complete.
     pub pmr: Option<u32>,
+    /// First HEARTBEAT the sender sent to the old destination after the failover.
+    pub probe_ns: Option<i64>,
+    /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
+    pub policy: Option<FailoverPolicy>,
+}
+
+/// How a sender chose to move new DATA off a failing destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailoverPolicy {
+    /// RFC 9260 8.2: after Path.Max.Retrans + 1 consecutive expiries the destination is inactive.
+    Rfc { path_max_retrans: u32 },
+    /// RFC 7829: after pf_retrans + 1 expiries the destination is potentially failed; new DATA
+    /// moves while the old destination is probed with HEARTBEATs one RTO apart.
+    Pf { pf_retrans: u32 },
+}
+
+impl FailoverPolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailoverPolicy::Rfc { .. } => "rfc",
+            FailoverPolicy::Pf { .. } => "pf",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -19,6 +19,9 @@ const HB_FLUSH_NS: i64 = 2_000_000;
 /// Outstanding heartbeats remembered per endpoint.
 const MAX_HB: usize = 32;
 
+/// Addresses whose HEARTBEAT spacing is followed.
+const MAX_HB_ADDRS: usize = 16;
+
 #[derive(Debug, Clone, Copy)]
 struct PendingHb {
     hash: u64,
@@ -53,6 +56,11 @@ pub struct AssocInfer {
     pub deadline_ns: Option<i64>,
     /// Last packet with a HEARTBEAT sent by each endpoint.
     last_hb_pkt_ns: [Option<i64>; 2],
+    /// Last HEARTBEAT to each address (a few), and the shortest spacing of two HEARTBEATs to one
+    /// address before any failover: at least the heartbeat interval (RFC 9260 8.3: interval +
+    /// RTO with jitter), which a PF probe one RTO apart undercuts (RFC 7829 4).
+    last_hb_to: Vec<(IpAddr, i64)>,
+    pub hb_gap_min_ns: Option<i64>,
     /// Summaries per direction, filled by `finish`.
     pub summary: [Option<DirSummary>; 2],
     finished: bool,
@@ -101,6 +109,23 @@ impl AssocInfer {
                 self.last_hb_pkt_ns[s] = Some(ctx.ts_ns);
                 self.dirs[peer].drop_lone_acks_since(ctx.ts_ns - HB_FLUSH_NS);
                 self.dirs[s].heartbeat_from_sender();
+                self.dirs[s].heartbeat_to(ctx);
+                if self.dirs.iter().all(|d| d.failovers.is_empty()) {
+                    match self.last_hb_to.iter().position(|(a, _)| *a == ctx.dst) {
+                        Some(i) => {
+                            let gap = ctx.ts_ns - self.last_hb_to[i].1;
+                            self.last_hb_to[i].1 = ctx.ts_ns;
+                            if gap > 0 {
+                                self.hb_gap_min_ns =
+                                    Some(self.hb_gap_min_ns.map_or(gap, |g| g.min(gap)));
+                            }
+                        }
+                        None if self.last_hb_to.len() < MAX_HB_ADDRS => {
+                            self.last_hb_to.push((ctx.dst, ctx.ts_ns));
+                        }
+                        None => {}
+                    }
+                }
                 let hbs = &mut self.hbs[s];
                 if hbs.len() >= MAX_HB {
                     hbs.remove(0);

@@ -2,7 +2,7 @@
 //! Path.Max.Retrans, spurious-failover diagnosis with cause and recommendation.
 
 use super::direction::DirInfer;
-use super::events::{RttKind, TimerStart};
+use super::events::{FailoverPolicy, RttKind, TimerStart};
 use super::stats::{median, Dist, Samples};
 use super::AssocInfer;
 
@@ -58,6 +58,10 @@ pub struct DirSummary {
     pub rto_initial_evidence: u32,
     pub path_max_retrans: Option<u32>,
     pub pmr_evidence: u32,
+    /// "rfc" (RFC 9260 8.2) or "pf" (RFC 7829) when the failovers show it.
+    pub failover_policy: Option<&'static str>,
+    pub pf_retrans: Option<u32>,
+    pub policy_evidence: Option<String>,
     pub transfer_ms: Option<Dist>,
     pub message_interval_ms: Option<f64>,
     pub burstiness: Option<&'static str>,
@@ -237,7 +241,16 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         .filter_map(|t| {
             let obs = t.observed_rto_ns? as f64 / 1e6;
             let est = t.est_rto_ms?;
-            (est < 0.7 * obs).then_some(obs)
+            // A stack that keeps the estimator in 10 ms ticks (Linux at HZ 100) holds an RTO
+            // far above the exact estimate at small RTTs (120 ms at 40 ms): an expiry there
+            // is explained by its estimator, not by a floor. Applied unless the stack was shown
+            // to run its timers otherwise (no T3-rtx restart on SACKs: FreeBSD / usrsctp).
+            let coarse = if t3_restart_on_sack == Some(false) {
+                0.0
+            } else {
+                t.est_rto_coarse_ms.unwrap_or(0.0)
+            };
+            (est.max(coarse) < 0.7 * obs).then_some(obs)
         })
         .collect();
     // The floor is the lowest cluster: expiries fire at most a tick early, while a hidden
@@ -317,7 +330,9 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         }
     }
     let sd_ms = sack_delay.map(|d| d.median);
-    diagnose_failovers(dir, vantage, base_rtt_ms, sd_ms, rto_min_ms);
+    let hb_gap_min_ms = inf.hb_gap_min_ns.map(|g| g as f64 / 1e6);
+    let dir = &mut inf.dirs[s];
+    diagnose_failovers(dir, vantage, base_rtt_ms, sd_ms, rto_min_ms, hb_gap_min_ms);
     let claims: Vec<u32> = dir
         .failovers
         .iter()
@@ -328,6 +343,26 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         .first()
         .copied()
         .filter(|p| claims.iter().all(|q| q == p));
+    // One policy for the direction when its failovers agree (pf_retrans from the PF ones).
+    let policies: Vec<FailoverPolicy> = dir.failovers.iter().filter_map(|f| f.policy).collect();
+    let failover_policy = policies
+        .first()
+        .copied()
+        .filter(|p| policies.iter().all(|q| q.as_str() == p.as_str()));
+    let pf_retrans = match failover_policy {
+        Some(FailoverPolicy::Pf { .. }) => {
+            let v: Vec<u32> = policies
+                .iter()
+                .filter_map(|p| match p {
+                    FailoverPolicy::Pf { pf_retrans } => Some(*pf_retrans),
+                    _ => None,
+                })
+                .collect();
+            v.first().copied().filter(|x| v.iter().all(|y| y == x))
+        }
+        _ => None,
+    };
+    let policy_evidence = failover_policy.map(|p| policy_evidence(p, policies.len()));
     let pmr_evidence = if path_max_retrans.is_some() {
         claims.len() as u32
     } else {
@@ -370,6 +405,9 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         rto_initial_evidence,
         path_max_retrans,
         pmr_evidence,
+        failover_policy: failover_policy.map(FailoverPolicy::as_str),
+        pf_retrans,
+        policy_evidence,
         transfer_ms,
         message_interval_ms,
         burstiness,
@@ -378,28 +416,43 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     }
 }
 
-/// PMR from a failover's timeout chain (RFC 9260 8.2: inactive after PMR + 1 consecutive
-/// timeouts), claimed only when the chain is complete: its first expiry ran from a send with no
-/// hidden earlier expiry (observed RTO close to the estimate or to the known RTO.min), and each
-/// later one doubles the RTO (a quadrupling means one expiry retransmitted nothing: counted).
-fn chain_pmr(dir: &DirInfer, f: &super::events::Failover, rto_min_ms: Option<f64>) -> Option<u32> {
+/// The consecutive expiries on the old path that led to a failover (RFC 9260 8.2: inactive after
+/// PMR + 1 of them; RFC 7829: potentially failed after pf_retrans + 1), counted only when the
+/// chain is complete: its first expiry ran from a send or a SACK (a stack that restarts T3-rtx on
+/// SACKs, RFC 9260 6.3.2 R3) with no hidden earlier expiry (observed RTO near what the estimate,
+/// its backoff rank and the known RTO.min allow), and each later one doubles the RTO (a
+/// quadrupling means one expiry retransmitted nothing: counted). Returns (expiries, last RTO ms).
+fn chain_expiries(
+    dir: &DirInfer,
+    f: &super::events::Failover,
+    rto_min_ms: Option<f64>,
+) -> Option<(u32, f64)> {
     let ts: Vec<&super::events::Timeout> = f
         .timeouts
         .iter()
         .filter_map(|&i| dir.timeouts.get(i as usize))
         .collect();
     let first = ts.first()?;
-    if first.timer_start != TimerStart::Send {
+    if !matches!(first.timer_start, TimerStart::Send | TimerStart::Sack) {
         return None;
     }
     let r0 = first.observed_rto_ns? as f64 / 1e6;
-    let expected = match (first.est_rto_ms, rto_min_ms) {
+    // The RTO the stack may have held: the exact RFC 9260 6.3.1 estimate, or the one a stack
+    // keeping it in 10 ms ticks holds, at least RTO.min; doubled per earlier expiry (6.3.3 E2).
+    let est = match (first.est_rto_ms, first.est_rto_coarse_ms) {
+        (Some(e), Some(c)) => Some(e.max(c)),
+        (e, c) => e.or(c),
+    };
+    let expected = match (est, rto_min_ms) {
         (Some(e), Some(m)) => e.max(m),
         (Some(e), None) => e,
         (None, Some(m)) => m,
         (None, None) => return None,
-    };
-    if r0 > 1.5 * expected.max(1.0) {
+    } * 2f64.powi(first.backoff.min(16) as i32);
+    // RFC 9260 15 (RTO.min 1 s, the Linux default too) explains a first expiry near 1 s.
+    let default_floor = DEFAULT_RTO_MIN_MS * 2f64.powi(first.backoff.min(16) as i32);
+    let at_default_floor = r0 >= default_floor && r0 <= 1.5 * default_floor;
+    if r0 > 1.5 * expected.max(1.0) && !at_default_floor {
         return None;
     }
     let mut count = 1u32;
@@ -421,7 +474,66 @@ fn chain_pmr(dir: &DirInfer, f: &super::events::Failover, rto_min_ms: Option<f64
     if (f.t_ns - last.t_ns) as f64 / 1e6 > 2.0 * prev {
         return None;
     }
-    Some(count - 1)
+    Some((count, prev))
+}
+
+/// Which rule moved the new DATA (METRICS.md "Failover policy"), from a complete expiry chain of
+/// `n` expiries ending at RTO `last_rto` ms:
+/// * after one expiry only a potentially-failed rule does it: RFC 7829 with pf_retrans 0 (an
+///   RFC 9260 8.2 failover would need Path.Max.Retrans 0);
+/// * after more, the old destination's next HEARTBEAT tells: a PF sender probes it one doubled
+///   RTO later, with jitter (RFC 7829 4, RFC 9260 8.3: 0.5 to 1.5 RTO), an inactive one is
+///   probed a heartbeat interval + RTO later (8.3). A probe sooner than half the shortest
+///   heartbeat spacing seen before is PF; none, or one no sooner than 3/4 of that spacing (or
+///   later than any PF probe can come) is RFC 9260 8.2 with PMR = n - 1; otherwise no claim.
+fn failover_policy(
+    f: &super::events::Failover,
+    chain: Option<(u32, f64)>,
+    hb_gap_min_ms: Option<f64>,
+) -> Option<FailoverPolicy> {
+    let (n, last_rto) = chain?;
+    if n == 1 {
+        return Some(FailoverPolicy::Pf { pf_retrans: 0 });
+    }
+    let Some(probe) = f.probe_ns.map(|p| (p - f.t_ns) as f64 / 1e6) else {
+        return Some(FailoverPolicy::Rfc {
+            path_max_retrans: n - 1,
+        });
+    };
+    let pf_latest = PF_PROBE_LATE * 2.0 * last_rto;
+    let rfc = FailoverPolicy::Rfc {
+        path_max_retrans: n - 1,
+    };
+    match hb_gap_min_ms {
+        Some(h) if probe < 0.5 * h && probe <= pf_latest => {
+            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
+        }
+        Some(h) if probe >= 0.75 * h => Some(rfc),
+        _ if probe > pf_latest => Some(rfc),
+        _ => None,
+    }
+}
+
+/// RFC 9260 15: the recommended RTO.min.
+const DEFAULT_RTO_MIN_MS: f64 = 1000.0;
+
+/// The latest a PF probe comes, in doubled RTOs after the failover: 1.5 (RFC 9260 8.3 jitter)
+/// and timer lateness.
+const PF_PROBE_LATE: f64 = 1.6;
+
+/// The policy's evidence in words.
+fn policy_evidence(p: FailoverPolicy, failovers: usize) -> String {
+    match p {
+        FailoverPolicy::Pf { pf_retrans } => format!(
+            "new DATA moved after {} T3-rtx expir{} on the old path, before Path.Max.Retrans + 1 could be reached, and the old path was probed with HEARTBEATs (RFC 7829 potentially failed, pf_retrans {pf_retrans}); {failovers} failover(s)",
+            pf_retrans + 1,
+            if pf_retrans == 0 { "y" } else { "ies" }
+        ),
+        FailoverPolicy::Rfc { path_max_retrans } => format!(
+            "new DATA moved after {} consecutive T3-rtx expiries on the old path, which was then not probed again within a doubled RTO (RFC 9260 8.2 inactive at Path.Max.Retrans {path_max_retrans} + 1); {failovers} failover(s)",
+            path_max_retrans + 1
+        ),
+    }
 }
 
 /// Marks spurious failovers with their evidence, cause and recommendation (METRICS.md "Failover").
@@ -431,6 +543,7 @@ fn diagnose_failovers(
     base_rtt_ms: Option<f64>,
     sd_ms: Option<f64>,
     rto_min_ms: Option<f64>,
+    hb_gap_min_ms: Option<f64>,
 ) {
     for fi in 0..dir.failovers.len() {
         let f = dir.failovers[fi].clone();
@@ -483,7 +596,12 @@ fn diagnose_failovers(
                 dir.dsts[from as usize].addr
             ));
         }
-        let pmr = chain_pmr(dir, &f, rto_min_ms);
+        let chain = chain_expiries(dir, &f, rto_min_ms);
+        let policy = failover_policy(&f, chain, hb_gap_min_ms);
+        let pmr = match policy {
+            Some(FailoverPolicy::Rfc { path_max_retrans }) => Some(path_max_retrans),
+            _ => None,
+        };
         let spurious = !evidence.is_empty();
         let (cause, recommendation) = if spurious {
             let rto = f
@@ -512,6 +630,7 @@ fn diagnose_failovers(
         fo.cause = cause;
         fo.recommendation = recommendation;
         fo.pmr = pmr;
+        fo.policy = policy;
         let _ = vantage;
     }
 }
@@ -597,4 +716,76 @@ fn classify(
         );
     }
     (Some("unknown"), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::events::Failover;
+
+    fn failover(t_s: f64, probe_s: Option<f64>) -> Failover {
+        let ns = |s: f64| (s * 1e9) as i64;
+        Failover {
+            t_ns: ns(t_s),
+            frame: 1,
+            from: 0,
+            to: 1,
+            outage_start_ns: None,
+            outage_frame: None,
+            last_heard_ns: None,
+            timeouts: vec![0, 1, 2],
+            episode_rtx: Vec::new(),
+            spurious: false,
+            evidence: Vec::new(),
+            cause: None,
+            recommendation: None,
+            pmr: None,
+            probe_ns: probe_s.map(ns),
+            policy: None,
+        }
+    }
+
+    #[test]
+    fn one_expiry_is_pf_and_more_read_the_probe_of_the_old_path() {
+        // RFC 7829: new DATA moved at the first expiry.
+        assert_eq!(
+            failover_policy(&failover(5.0, None), Some((1, 120.0)), Some(1120.0)),
+            Some(FailoverPolicy::Pf { pf_retrans: 0 })
+        );
+        // Three expiries, the old path next probed 1.3 s later while heartbeats came 1.12 s
+        // apart: an inactive destination (RFC 9260 8.2), PMR 2 (lab run lk_pf0).
+        let rfc = Some(FailoverPolicy::Rfc {
+            path_max_retrans: 2,
+        });
+        assert_eq!(
+            failover_policy(&failover(5.0, Some(6.31)), Some((3, 484.0)), Some(1120.0)),
+            rfc
+        );
+        // No probe at all: RFC too.
+        assert_eq!(
+            failover_policy(&failover(5.0, None), Some((3, 484.0)), Some(1120.0)),
+            rfc
+        );
+        // Probed one doubled RTO later, far sooner than any heartbeat interval: PF, pf_retrans 2.
+        assert_eq!(
+            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0)), Some(5000.0)),
+            Some(FailoverPolicy::Pf { pf_retrans: 2 })
+        );
+        // Between the two, or without a heartbeat interval to compare: no claim.
+        assert_eq!(
+            failover_policy(&failover(5.0, Some(5.7)), Some((3, 484.0)), Some(1120.0)),
+            None
+        );
+        assert_eq!(
+            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0)), None),
+            None
+        );
+        // Probed later than a PF probe can come: RFC.
+        assert_eq!(
+            failover_policy(&failover(5.0, Some(7.0)), Some((3, 484.0)), None),
+            rfc
+        );
+        // An incomplete chain tells nothing.
+        assert_eq!(failover_policy(&failover(5.0, None), None, None), None);
+    }
 }
