@@ -15,14 +15,16 @@ pub const DUP_NS: i64 = 1_000_000;
 /// resend (the rule `tcp::flow` applies to TCP segments).
 pub const DUP_QUIET_NS: i64 = 10_000_000;
 
-/// Slots of the duplicate filter (direct-mapped: one probe per packet; the copies of an
-/// "any"-device capture follow each other within a few packets).
-const DUP_SLOTS: usize = 4096;
+/// Packets remembered by the duplicate filter: the copy of a packet in an "any"-device
+/// capture or from a mirror port follows it within a few packets. Their content keys sit in one
+/// small array, compared in one pass while it stays in the L1 cache (a hashed table of 4096
+/// slots cost a cache miss per packet: +45% on the 1 GB benchmark).
+const DUP_RING: usize = 32;
 
 /// What a packet is compared on: its SCTP bytes through their CRC32c (the checksum field when
 /// it is valid, else the CRC computed here), its length, and its addresses. TTL / hop limit and
 /// the link header are not part of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DupKey {
     pub content: u64,
     pub len: u32,
@@ -53,12 +55,6 @@ impl DupKey {
             len: bytes.len() as u32 + missing,
             addrs: addr_hash(src) ^ addr_hash(dst).rotate_left(17),
         }
-    }
-
-    fn slot(&self) -> usize {
-        let h =
-            (self.content ^ self.addrs ^ u64::from(self.len)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (h >> 52) as usize % DUP_SLOTS
     }
 }
 
@@ -92,11 +88,25 @@ struct Slot {
 }
 
 /// Finds capture duplicates among a capture's SCTP packets.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DupFilter {
-    slots: Vec<Option<Slot>>,
+    /// `DupKey::content` of the last `DUP_RING` packets (0: empty), and the rest of their keys.
+    contents: [u64; DUP_RING],
+    slots: Vec<Slot>,
+    next: usize,
     /// Duplicates per (first copy's, duplicate's) link packet type (0-5, 6 = none).
     pub link_pairs: [[u64; 7]; 7],
+}
+
+impl Default for DupFilter {
+    fn default() -> Self {
+        DupFilter {
+            contents: [0; DUP_RING],
+            slots: Vec::new(),
+            next: 0,
+            link_pairs: [[0; 7]; 7],
+        }
+    }
 }
 
 impl DupFilter {
@@ -109,10 +119,14 @@ impl DupFilter {
         ts_ns: i64,
         peer_seen: impl Fn(u32, u8) -> Option<u64>,
     ) -> Option<FirstCopy> {
-        let s = self.slots.get(key.slot())?.as_ref()?;
-        if s.key != *key {
-            return None;
-        }
+        // The latest earlier packet with this key (the same bytes may be in the ring twice).
+        let s = self
+            .contents
+            .iter()
+            .zip(&self.slots)
+            .filter(|(&c, s)| c == key.content && s.key == *key && s.ts_ns <= ts_ns)
+            .map(|(_, s)| s)
+            .max_by_key(|s| s.ts_ns)?;
         let dt = ts_ns - s.ts_ns;
         if !(0..=DUP_QUIET_NS).contains(&dt) {
             return None;
@@ -124,14 +138,17 @@ impl DupFilter {
         (dt <= DUP_NS || quiet()).then_some(s.first)
     }
 
-    /// Remembers a packet that was not a duplicate.
+    /// Remembers a packet that was not a duplicate (in place of the oldest).
     #[inline]
     pub fn insert(&mut self, key: DupKey, ts_ns: i64, first: FirstCopy) {
-        if self.slots.is_empty() {
-            self.slots = vec![None; DUP_SLOTS];
+        let slot = Slot { key, ts_ns, first };
+        let i = self.next;
+        self.next = (i + 1) % DUP_RING;
+        self.contents[i] = key.content;
+        match self.slots.get_mut(i) {
+            Some(s) => *s = slot,
+            None => self.slots.push(slot),
         }
-        let i = key.slot();
-        self.slots[i] = Some(Slot { key, ts_ns, first });
     }
 
     /// Counts the link evidence of one duplicate.
