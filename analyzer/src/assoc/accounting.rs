@@ -119,6 +119,15 @@ impl DupFilter {
         ts_ns: i64,
         peer_seen: impl Fn(u32, u8) -> Option<u64>,
     ) -> Option<FirstCopy> {
+        // One branch-free pass over the small key array (vectorised) rules out nearly every
+        // packet; only a hit looks at the slots.
+        let mut hit = false;
+        for &c in &self.contents {
+            hit |= c == key.content;
+        }
+        if !hit {
+            return None;
+        }
         // The latest earlier packet with this key (the same bytes may be in the ring twice).
         let s = self
             .contents

@@ -84,31 +84,25 @@ pub struct EndReport {
 /// and ABORT / SHUTDOWN-COMPLETE with the T bit by the sender's own tag (8.5.1 B, C), like
 /// Wireshark's SCTP "Filter this association". `tags[i]` is the tag endpoint `i` expects.
 pub fn assoc_filter(ports: [u16; 2], tags: [Option<u32>; 2]) -> String {
-    let dir = |s: usize| {
-        let r = 1 - s;
-        let mut terms = Vec::new();
-        if let Some(t) = tags[r] {
-            terms.push(format!("sctp.verification_tag == 0x{t:08x}"));
-        }
-        if let Some(t) = tags[s] {
-            terms.push(format!(
-                "(sctp.verification_tag == 0x00000000 && sctp.initiate_tag == 0x{t:08x})"
-            ));
-            terms.push(format!(
-                "(sctp.verification_tag == 0x{t:08x} && (sctp.abort_t_bit == 1 || sctp.shutdown_complete_t_bit == 1))"
-            ));
-        }
-        let ports = format!(
-            "sctp.srcport == {} && sctp.dstport == {}",
-            ports[s], ports[r]
-        );
-        if terms.is_empty() {
-            format!("({ports})")
-        } else {
-            format!("({ports} && ({}))", terms.join(" || "))
-        }
-    };
-    format!("{} || {}", dir(0), dir(1))
+    // Every packet of the association carries one of its two tags (RFC 9260 8.5; an ABORT or
+    // SHUTDOWN-COMPLETE with the T bit its sender's own, 8.5.1), except INIT, whose tag is 0
+    // and whose Initiate Tag is one of them (the INIT-ACK's too).
+    let known: Vec<u32> = tags.iter().flatten().copied().collect();
+    let mut terms: Vec<String> = known
+        .iter()
+        .map(|t| format!("sctp.verification_tag == 0x{t:08x}"))
+        .collect();
+    terms.extend(
+        known
+            .iter()
+            .map(|t| format!("sctp.initiate_tag == 0x{t:08x}")),
+    );
+    let ports = format!("sctp.port == {} && sctp.port == {}", ports[0], ports[1]);
+    if terms.is_empty() {
+        ports
+    } else {
+        format!("{ports} && ({})", terms.join(" || "))
+    }
 }
 
 /// Wireshark display filter selecting the chunk of an event.
