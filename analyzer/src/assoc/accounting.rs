@@ -18,8 +18,9 @@ pub const DUP_QUIET_NS: i64 = 10_000_000;
 /// Packets remembered by the duplicate filter: the copy of a packet in an "any"-device
 /// capture or from a mirror port follows it within a few packets. Their content keys sit in one
 /// small array, compared in one pass while it stays in the L1 cache (a hashed table of 4096
-/// slots cost a cache miss per packet: +45% on the 1 GB benchmark).
-const DUP_RING: usize = 32;
+/// slots cost a cache miss per packet: +45% on the 1 GB benchmark; 32 keys cost 60
+/// instructions a packet).
+const DUP_RING: usize = 8;
 
 /// What a packet is compared on: its SCTP bytes through their CRC32c (the checksum field when
 /// it is valid, else the CRC computed here), its length, and its addresses. TTL / hop limit and
