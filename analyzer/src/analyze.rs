@@ -790,6 +790,10 @@ impl<'o> Pass<'o> {
             let assoc = self.tracker.get_mut(a);
             assoc.infer.chunk(ctx, sender, view, c);
             assoc.lifecycle.chunk(ctx, sender, view, c);
+            if let sctp::Chunk::Init(init) = c {
+                assoc.stack.init(sender, ctx.vtag, view, init);
+            }
+            assoc.streams.chunk(ctx, sender, view, c);
         }
         if matches!(
             view.ctype,

@@ -191,6 +191,9 @@ pub struct EndpointReport {
     pub port: u16,
     pub vtag: Option<u32>,
     pub addresses: Vec<String>,
+    /// The endpoint's SCTP implementation from its INIT / INIT-ACK (`crate::stack`).
+    #[serde(default)]
+    pub stack: crate::stack::StackReport,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -235,6 +238,51 @@ pub struct AssocReport {
     /// `after_end_packets`, `end`, `filter`.
     #[serde(flatten)]
     pub lifecycle: LifecycleReport,
+    /// Issue 15: `upper_layer` (from PPIDs and well-known ports) and `streams_negotiated` (per
+    /// endpoint OS / MIS and the streams it may use). Boxed: the report stays small.
+    #[serde(flatten)]
+    pub stream_summary: Box<crate::streams::AssocStreamsReport>,
+}
+
+/// The lifecycle report of an association with the stream events (`invalid_stream`,
+/// `ppid_missing`, `stream_reset`, `streams_added`) merged into `events` in capture order (for
+/// the JSON and the `events` table alike).
+pub fn lifecycle_report(c: TimeBase, a: &Association) -> LifecycleReport {
+    let mut l = a.lifecycle.report(
+        c,
+        [a.endpoints[0].port, a.endpoints[1].port],
+        [a.endpoints[0].vtag, a.endpoints[1].vtag],
+    );
+    let extra = a.streams.events(c);
+    if !extra.is_empty() {
+        let mut merged = Vec::with_capacity(l.events.len() + extra.len());
+        let mut extra = extra.into_iter().peekable();
+        for e in std::mem::take(&mut l.events) {
+            // Stable: at equal frames the lifecycle's event comes first.
+            while let Some(x) = extra.next_if(|x| x.frame < e.frame) {
+                merged.push(stream_event(x));
+            }
+            merged.push(e);
+        }
+        merged.extend(extra.map(stream_event));
+        l.events = merged;
+    }
+    l.events_dropped += a.streams.events_dropped();
+    l
+}
+
+fn stream_event(e: crate::streams::StreamEvent) -> crate::lifecycle::EventReport {
+    crate::lifecycle::EventReport {
+        t_s: e.t_s,
+        frame: e.frame,
+        by: e.by,
+        kind: e.kind.to_string(),
+        detail: e.detail,
+        causes: e.causes,
+        delay_ms: e.delay_ms,
+        chunks: e.chunks,
+        filter: e.filter,
+    }
 }
 
 fn ms(ns: i64) -> f64 {
@@ -306,10 +354,12 @@ impl AssocReport {
             endpoints: a
                 .endpoints
                 .iter()
-                .map(|e| EndpointReport {
+                .enumerate()
+                .map(|(i, e)| EndpointReport {
                     port: e.port,
                     vtag: e.vtag,
                     addresses: e.addresses.iter().map(crate::net::ip_text).collect(),
+                    stack: a.stack.report(i),
                 })
                 .collect(),
             // The four-way handshake completed (an INIT answered by ABORT was not "seen").
@@ -349,10 +399,10 @@ impl AssocReport {
                 .collect(),
             directions: directions(c, a),
             duplicate_frames: a.duplicate_frames,
-            lifecycle: a.lifecycle.report(
-                c,
-                [a.endpoints[0].port, a.endpoints[1].port],
-                [a.endpoints[0].vtag, a.endpoints[1].vtag],
+            lifecycle: lifecycle_report(c, a),
+            stream_summary: Box::new(
+                a.streams
+                    .assoc_report([a.endpoints[0].port, a.endpoints[1].port]),
             ),
         }
     }

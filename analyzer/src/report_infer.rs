@@ -105,6 +105,12 @@ pub struct DirectionReport {
     pub deadline_missed: Option<u64>,
     pub failovers: Vec<FailoverReport>,
     pub failbacks: Vec<FailbackReport>,
+    /// Per stream of this direction, by stream id (issue 15, `streams::Streams::direction`).
+    #[serde(default)]
+    pub streams: Vec<crate::streams::StreamReport>,
+    /// Messages on streams past the 1024 tracked per direction.
+    #[serde(default)]
+    pub streams_untracked_messages: u64,
 }
 
 /// Per-path inference figures, merged into the path rows.
@@ -237,6 +243,8 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                     frame: b.frame,
                 })
                 .collect(),
+            streams: a.streams.direction(c, s as u8),
+            streams_untracked_messages: a.streams.untracked_messages(s as u8),
         });
     }
     out

@@ -7,6 +7,8 @@ use crate::report::{AssocReport, CaptureReport};
 
 /// Lifecycle events shown per association on a terminal.
 const TEXT_EVENTS: usize = 20;
+/// Streams listed per direction on a terminal.
+const TEXT_STREAMS: usize = 8;
 
 /// Renders one capture.
 pub fn render_capture(c: &CaptureReport) -> String {
@@ -216,7 +218,61 @@ fn render_directions(s: &mut String, a: &AssocReport) {
         for b in &d.failbacks {
             let _ = writeln!(s, "      failback at {:.3} s to {}", b.t_s, b.to);
         }
+        if let Some(line) = streams_line(a, d) {
+            let _ = writeln!(s, "{line}");
+        }
     }
+}
+
+/// The streams of a direction in one line: "streams 2 of 10 usable: 0: 5 msg 1200 B NGAP; ...".
+fn streams_line(a: &AssocReport, d: &crate::report_infer::DirectionReport) -> Option<String> {
+    if d.streams.is_empty() {
+        return None;
+    }
+    let usable = a
+        .stream_summary
+        .streams_negotiated
+        .get(usize::from(d.sender))
+        .and_then(|n| n.usable_out)
+        .map_or(String::new(), |u| format!(" of {u} usable"));
+    let list: Vec<String> = d
+        .streams
+        .iter()
+        .take(TEXT_STREAMS)
+        .map(|x| {
+            let mut t = format!("{}: {} msg {} B", x.stream, x.messages, x.bytes);
+            if let Some(p) = x.ppids.first() {
+                t.push_str(&format!(" PPID {}", p.ppid));
+                if let Some(n) = &p.name {
+                    t.push_str(&format!(" {n}"));
+                }
+                if x.ppids.len() > 1 {
+                    t.push_str(&format!(" (+{} PPIDs)", x.ppids.len() - 1));
+                }
+            }
+            if let Some(o) = x.ordered_share.filter(|&o| o < 1.0) {
+                t.push_str(&format!(", {:.0}% unordered", (1.0 - o) * 100.0));
+            }
+            if x.fragmented > 0 {
+                t.push_str(&format!(", {} fragmented", x.fragmented));
+            }
+            if x.ssn_gaps > 0 {
+                t.push_str(&format!(", {} SSN gaps", x.ssn_gaps));
+            }
+            t
+        })
+        .collect();
+    let more = d.streams.len().saturating_sub(TEXT_STREAMS);
+    Some(format!(
+        "      streams {}{usable}: {}{}",
+        d.streams.len(),
+        list.join("; "),
+        if more > 0 {
+            format!("; +{more} more (JSON `streams`)")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 fn render_assoc(s: &mut String, a: &AssocReport) {
@@ -229,7 +285,19 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             e.vtag.map_or("?".to_string(), |t| format!("0x{t:08x}"))
         )
     };
-    let _ = writeln!(s, "\n  association {}: {} <-> {}", a.id, ep(0), ep(1));
+    let ul = &a.stream_summary.upper_layer;
+    let upper = match (&ul.name, ul.ppid) {
+        (Some(n), Some(p)) => format!(", upper layer {n} (PPID {p})"),
+        (Some(n), None) => format!(", upper layer {n} (by port)"),
+        (None, _) => String::new(),
+    };
+    let _ = writeln!(
+        s,
+        "\n  association {}: {} <-> {}{upper}",
+        a.id,
+        ep(0),
+        ep(1)
+    );
     let _ = writeln!(
         s,
         "    {:.3}-{:.3} s, {} packets, {} DATA bytes, handshake {}{}{}",
@@ -242,6 +310,7 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             .map_or(String::new(), |h| format!(" ({h:.3} ms)")),
         if a.aborted { ", ABORTED" } else { "" }
     );
+    render_stacks(s, a);
     let l = &a.lifecycle;
     let causes: Vec<String> = l
         .end
@@ -322,4 +391,26 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             p.infer.retransmissions
         );
     }
+}
+
+/// Each endpoint's stack and confidence on one line (the evidence is in the JSON,
+/// `endpoints[i].stack`); nothing when neither endpoint's INIT / INIT-ACK was captured.
+fn render_stacks(s: &mut String, a: &AssocReport) {
+    let seen = |e: &crate::report::EndpointReport| {
+        e.stack.name.is_some() || !e.stack.evidence.starts_with("no INIT or INIT-ACK")
+    };
+    if !a.endpoints.iter().any(seen) {
+        return;
+    }
+    let parts: Vec<String> = a
+        .endpoints
+        .iter()
+        .enumerate()
+        .map(|(i, e)| match &e.stack.name {
+            Some(n) => format!("endpoint {i} {n} ({})", e.stack.confidence),
+            None if seen(e) => format!("endpoint {i} unknown"),
+            None => format!("endpoint {i} not seen"),
+        })
+        .collect();
+    let _ = writeln!(s, "    stack: {}", parts.join(", "));
 }

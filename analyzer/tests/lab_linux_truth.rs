@@ -15,15 +15,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 /// Checks that fail today, and why (run, check name prefix, reason). Remove an entry with the fix.
-const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
-    (
-        "lk_failback_pf0",
-        "receiver SACK delay",
-        "median of 2 samples (98.4, 49.9 ms) for a 40 ms timer: the 98 ms one is a 60 ms guest stall \
+const KNOWN_FAILURES: &[(&str, &str, &str)] = &[(
+    "lk_failback_pf0",
+    "receiver SACK delay",
+    "median of 2 samples (98.4, 49.9 ms) for a 40 ms timer: the 98 ms one is a 60 ms guest stall \
          (the next DATA is captured 6 us after that SACK); the kernel's third delayed SACK (53 ms, \
          a 10-chunk packet with 2 duplicate TSNs) is excluded by the no-duplicate-report rule",
-    ),
-];
+)];
 
 /// Softirq + capture latency above the timer wheel's granule (ms).
 const SLACK_MS: f64 = 5.0;

@@ -100,6 +100,10 @@ pub struct Association {
     pub infer: crate::infer::AssocInfer,
     /// How the association started and ended (events, end, causes).
     pub lifecycle: crate::lifecycle::Lifecycle,
+    /// The INIT / INIT-ACK each endpoint sent, for its stack (`crate::stack`).
+    pub stack: crate::stack::Stacks,
+    /// Negotiated streams, per-stream counts, PPIDs and upper layer.
+    pub streams: crate::streams::Streams,
 }
 
 impl Association {
@@ -129,6 +133,8 @@ impl Association {
             duplicate_frames: 0,
             infer: crate::infer::AssocInfer::default(),
             lifecycle: crate::lifecycle::Lifecycle::default(),
+            stack: crate::stack::Stacks::default(),
+            streams: crate::streams::Streams::default(),
         }
     }
 

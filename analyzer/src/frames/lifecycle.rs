@@ -8,18 +8,12 @@ use crate::analyze::CaptureAnalysis;
 use crate::lifecycle::LifecycleReport;
 use crate::sctp::cause::CauseInfo;
 
-/// Each association's lifecycle report, in the order of `c.associations`.
+/// Each association's lifecycle report (with the stream events merged, as in the JSON), in the
+/// order of `c.associations`.
 pub(super) fn reports(c: &CaptureAnalysis) -> Vec<LifecycleReport> {
     c.associations
         .iter()
-        .map(|a| {
-            let e = &a.endpoints;
-            a.lifecycle.report(
-                c.time_base(),
-                [e[0].port, e[1].port],
-                [e[0].vtag, e[1].vtag],
-            )
-        })
+        .map(|a| crate::report::lifecycle_report(c.time_base(), a))
         .collect()
 }
 

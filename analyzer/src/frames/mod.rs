@@ -11,6 +11,7 @@ use crate::sctp::chunk_type_name;
 
 mod infer;
 mod lifecycle;
+mod streams;
 mod tcp;
 
 /// A named table of one capture.
@@ -92,6 +93,10 @@ pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
         Table {
             name: "throughput",
             df: infer::throughput(c)?,
+        },
+        Table {
+            name: "streams",
+            df: streams::streams(c)?,
         },
     ];
     out.extend([
@@ -218,6 +223,12 @@ fn associations(
         col("chunks", chunk_summary),
     ];
     cols.extend(lifecycle::assoc_columns(c, life));
+    cols.extend(streams::assoc_columns(c));
+    // Each endpoint's stack name (`crate::stack`; confidence and evidence are in the JSON).
+    for ep in 0..2 {
+        let names: Vec<Option<String>> = a.iter().map(|x| x.stack.report(ep).name).collect();
+        cols.push(col(&format!("stack_{ep}"), names));
+    }
     DataFrame::new_infer_height(cols)
 }
 

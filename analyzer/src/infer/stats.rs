@@ -204,10 +204,7 @@ pub fn rtt_update_ticks(prev: Option<(u32, u32)>, r_ms: f64) -> (u32, u32) {
     let r = (r_ms.max(0.0) / 10.0).ceil() as u32;
     let (s, v) = match prev {
         None => (r, r / 2),
-        Some((s, v)) => (
-            s - (s >> 3) + (r >> 3),
-            v - (v >> 2) + (s.abs_diff(r) >> 2),
-        ),
+        Some((s, v)) => (s - (s >> 3) + (r >> 3), v - (v >> 2) + (s.abs_diff(r) >> 2)),
     };
     (s, v.max(1))
 }

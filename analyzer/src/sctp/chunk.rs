@@ -230,12 +230,25 @@ pub struct ErrorCause {
     pub len: u16,
 }
 
-/// A RE-CONFIG parameter (RFC 6525 4): type, request sequence number where it has one, length.
+/// A RE-CONFIG parameter (RFC 6525 4): type, request sequence number where it has one, length,
+/// and the fields the stream analysis reads (each `None` / 0 where the type has no such field or
+/// it was not captured).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReconfigParam {
     pub ptype: u16,
+    /// Re-configuration Request Sequence Number (4.1-4.3, 4.5, 4.6) or, in a Re-configuration
+    /// Response (4.4), the Response Sequence Number (the request it answers).
     pub req_seq: Option<u32>,
     pub len: u16,
+    /// Outgoing SSN Reset Request (4.1): the Re-configuration Response Sequence Number (the
+    /// Incoming SSN Reset Request it answers, if it is sent in answer to one).
+    pub resp_seq: Option<u32>,
+    /// Re-configuration Response (4.4): the Result.
+    pub result: Option<u32>,
+    /// Add Outgoing / Incoming Streams Request (4.5, 4.6): the Number of New Streams.
+    pub new_streams: Option<u16>,
+    /// Outgoing / Incoming SSN Reset Request (4.1, 4.2): stream numbers listed (0: all streams).
+    pub stream_count: u16,
 }
 
 /// A typed chunk. `Truncated` wraps nothing: a chunk cut by the snap length is still parsed as far

@@ -553,14 +553,35 @@ fn reconfig_param(t: &Tlv<'_>) -> Result<Option<ReconfigParam>, ChunkErrorKind> 
                 ptype: t.ptype,
                 req_seq: None,
                 len: t.len,
+                resp_seq: None,
+                result: None,
+                new_streams: None,
+                stream_count: 0,
             }))
         }
     };
     t.need_len(min, "RE-CONFIG parameter shorter than RFC 6525 requires")?;
+    // RFC 6525 4.1 / 4.2: the stream numbers (u16 each) follow the fixed part; none means all.
+    let stream_count = match t.ptype {
+        OUT_SSN_RESET => (t.len - 16) / 2,
+        IN_SSN_RESET => (t.len - 8) / 2,
+        _ => 0,
+    };
     Ok(t.u32_at(0).map(|seq| ReconfigParam {
         ptype: t.ptype,
         req_seq: Some(seq),
         len: t.len,
+        // 4.1: Re-configuration Response Sequence Number after the request's.
+        resp_seq: (t.ptype == OUT_SSN_RESET).then(|| t.u32_at(4)).flatten(),
+        // 4.4: Result after the Response Sequence Number.
+        result: (t.ptype == RECONFIG_RESPONSE)
+            .then(|| t.u32_at(4))
+            .flatten(),
+        // 4.5 / 4.6: Number of New Streams (u16), then 2 reserved bytes.
+        new_streams: matches!(t.ptype, ADD_OUT_STREAMS | ADD_IN_STREAMS)
+            .then(|| t.u32_at(4).map(|v| (v >> 16) as u16))
+            .flatten(),
+        stream_count,
     }))
 }
 

@@ -443,6 +443,41 @@ fn asconf_add_delete_set_primary_and_ack() {
     );
 }
 
+/// RFC 6525 4.1, 4.2, 4.4-4.6: the fields the stream analysis reads (stream lists, the response
+/// sequence number of an outgoing reset, the result, the number of new streams).
+#[test]
+fn reconfig_stream_fields() {
+    let v = cat(&[
+        // Outgoing SSN reset: request 10, response 20, last TSN 30, streams 1, 2, 3 (+ padding).
+        &tlv(13, &cat(&[&u32s(&[10, 20, 30]), &[0, 1, 0, 2, 0, 3]])),
+        // Incoming SSN reset of all streams.
+        &tlv(14, &u32s(&[11])),
+        // Response to request 10: Denied (2).
+        &tlv(16, &u32s(&[10, 2])),
+        // Add 300 outgoing / 7 incoming streams.
+        &tlv(17, &u32s(&[13, 300 << 16])),
+        &tlv(18, &u32s(&[14, 7 << 16])),
+    ]);
+    let params = match one(chunk(RE_CONFIG, 0, &v)) {
+        Chunk::Reconfig { params } => params,
+        other => panic!("{other:?}"),
+    };
+    let got: Vec<_> = params
+        .iter()
+        .map(|p| (p.ptype, p.resp_seq, p.result, p.new_streams, p.stream_count))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (13, Some(20), None, None, 3),
+            (14, None, None, None, 0),
+            (16, None, Some(2), None, 0),
+            (17, None, None, Some(300), 0),
+            (18, None, None, Some(7), 0),
+        ]
+    );
+}
+
 #[test]
 fn reconfig_parameters() {
     let v = cat(&[
