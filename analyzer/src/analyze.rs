@@ -39,7 +39,7 @@ const MAX_WARNINGS: usize = 50;
 const HOLD_ENDED_NS: i64 = 300_000_000_000;
 /// Ended associations held at most (the oldest is handed on earlier): each keeps its detail
 /// until it is summarised, so memory stays bounded.
-const MAX_HELD: usize = 64;
+const MAX_HELD: usize = 8;
 
 /// What to analyse and how.
 #[derive(Debug, Clone)]

@@ -478,6 +478,10 @@ impl Lifecycle {
             self.events_dropped += 1;
             return;
         }
+        if self.events.capacity() == 0 {
+            // A handshake and a shutdown make 7 events: one allocation, not four.
+            self.events.reserve_exact(8);
+        }
         // Heartbeat losses are known late: they go where their first HEARTBEAT was.
         let at = match self.events.last() {
             Some(last) if last.frame > ev.frame => {

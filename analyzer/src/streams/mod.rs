@@ -333,32 +333,64 @@ impl Dir {
     /// The row of stream `sid`, made on first sight; None past `MAX_STREAMS`.
     #[inline]
     fn row(&mut self, sid: u16, ctx: &PacketCtx) -> Option<&mut StreamRow> {
-        let (page, at) = (usize::from(sid >> 8), usize::from(sid & 0xff));
-        if let Some(Some(p)) = self.pages.get(page) {
-            if p[at] != 0 {
-                return self.rows.get_mut(usize::from(p[at] - 1));
+        // Most associations use a few streams: those are found by a scan of the rows, and the
+        // pages of the index are only made past `SCAN_ROWS` (two allocations less per
+        // association on the per-packet path).
+        if self.rows.len() <= SCAN_ROWS {
+            if let Some(i) = self.rows.iter().position(|r| r.sid == sid) {
+                return self.rows.get_mut(i);
+            }
+        } else {
+            let (page, at) = (usize::from(sid >> 8), usize::from(sid & 0xff));
+            if let Some(Some(p)) = self.pages.get(page) {
+                if p[at] != 0 {
+                    return self.rows.get_mut(usize::from(p[at] - 1));
+                }
             }
         }
         if self.rows.len() >= MAX_STREAMS {
             return None;
         }
+        if self.rows.is_empty() {
+            self.rows.reserve_exact(2);
+        }
+        self.rows.push(StreamRow::new(sid, ctx));
+        if self.rows.len() == SCAN_ROWS + 1 {
+            // Index every row from now on.
+            for i in 0..self.rows.len() {
+                let sid = self.rows[i].sid;
+                self.index(sid, i);
+            }
+        } else if self.rows.len() > SCAN_ROWS + 1 {
+            self.index(sid, self.rows.len() - 1);
+        }
+        self.rows.last_mut()
+    }
+
+    /// Enters row `i` (stream `sid`) in the paged index.
+    fn index(&mut self, sid: u16, i: usize) {
+        let (page, at) = (usize::from(sid >> 8), usize::from(sid & 0xff));
         if self.pages.len() <= page {
             self.pages.resize_with(page + 1, || None);
         }
         let p = self.pages[page].get_or_insert_with(|| Box::new([0; 256]));
-        self.rows.push(StreamRow::new(sid, ctx));
         // At most MAX_STREAMS (1024) rows: the index fits.
-        p[at] = self.rows.len() as u16;
-        self.rows.last_mut()
+        p[at] = i as u16 + 1;
     }
 
     /// The row of stream `sid`, if it was seen.
     fn find(&self, sid: u16) -> Option<&StreamRow> {
+        if self.rows.len() <= SCAN_ROWS {
+            return self.rows.iter().find(|r| r.sid == sid);
+        }
         let p = self.pages.get(usize::from(sid >> 8))?.as_ref()?;
         let i = p[usize::from(sid & 0xff)];
         (i != 0).then(|| &self.rows[usize::from(i - 1)])
     }
 }
+
+/// Streams of a direction found by scanning its rows before the paged index is made.
+const SCAN_ROWS: usize = 4;
 
 /// One event as recorded (the report words it).
 #[derive(Debug, Clone)]
