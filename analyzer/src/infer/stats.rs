@@ -201,7 +201,10 @@ pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
 /// `sctp_transport_update_rto` at HZ 100: RTTVAR = RTTVAR - RTTVAR/4 + |SRTT - R|/4, SRTT =
 /// SRTT - SRTT/8 + R/8 with integer shifts, RTTVAR at least one tick): (SRTT, RTTVAR) in ticks.
 pub fn rtt_update_ticks(prev: Option<(u32, u32)>, r_ms: f64) -> (u32, u32) {
-    let r = (r_ms.max(0.0) / 10.0).ceil() as u32;
+    // Whole ticks, rounded up (a kernel counts the jiffies the round trip spanned); integer
+    // rounding keeps libm's ceil off the per-SACK path.
+    let t = r_ms.max(0.0) * 0.1;
+    let r = t as u32 + u32::from(f64::from(t as u32) < t);
     let (s, v) = match prev {
         None => (r, r / 2),
         Some((s, v)) => (s - (s >> 3) + (r >> 3), v - (v >> 2) + (s.abs_diff(r) >> 2)),
