@@ -353,6 +353,7 @@ pub fn analyze_reader_streaming(
     }
     let mut associations = pass.tracker.into_associations();
     for a in &mut associations {
+        a.timer_model_from_stack();
         a.infer.finish();
         match end.last_ns {
             Some(t) => a.lifecycle.finish_at(t),
@@ -401,6 +402,7 @@ fn ended_report(
     first_ns: Option<i64>,
     keep_rows: bool,
 ) -> AssocReport {
+    assoc.timer_model_from_stack();
     assoc.infer.finish_ended(keep_rows);
     AssocReport::new(TimeBase { first_ns }, &assoc)
 }
@@ -690,10 +692,9 @@ impl<'o> Pass<'o> {
                 }
             }
         } else {
-            self.tracker
-                .get_mut(a)
-                .infer
-                .finish_ended(self.opts.keep_rows);
+            let assoc = self.tracker.get_mut(a);
+            assoc.timer_model_from_stack();
+            assoc.infer.finish_ended(self.opts.keep_rows);
         }
     }
 

@@ -296,6 +296,19 @@ impl Association {
         }
     }
 
+    /// Tells the timer inference which endpoints keep their RTO estimator in kernel ticks, from
+    /// the stack their INIT / INIT-ACK identify (a Linux kernel does; usrsctp and dcsctp do not;
+    /// unknown stays unknown). Called before the inference is finished.
+    pub fn timer_model_from_stack(&mut self) {
+        for ep in 0..2 {
+            self.infer.tick_estimator[ep] = match self.stack.report(ep).name.as_deref() {
+                Some("linux") => Some(true),
+                Some(_) => Some(false),
+                None => None,
+            };
+        }
+    }
+
     /// Chunk count of one type.
     pub fn chunk_count(&self, ctype: u8) -> u64 {
         self.chunk_counts

@@ -78,6 +78,8 @@ pub struct DstState {
     pub last_hb_ack_ns: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
+    /// Latest acknowledgement of a retransmitted chunk last sent to this destination.
+    acked_rtx_ns: Option<i64>,
 }
 
 impl DstState {
@@ -105,6 +107,7 @@ impl DstState {
             coarse: None,
             last_hb_ack_ns: None,
             last_sack_from_ns: None,
+            acked_rtx_ns: None,
         }
     }
 
@@ -416,6 +419,7 @@ impl DirInfer {
             pmr: None,
             probe_ns: None,
             policy: None,
+            chain_reset_ns: old.acked_rtx_ns,
         });
         // The episode that led to this failover is closed; a later one starts afresh.
         let old = &mut self.dsts[cur as usize];
@@ -694,9 +698,9 @@ impl DirInfer {
                 od.consecutive_timeouts = 0;
             } else if let Some(r) = e.rtx_row {
                 // RFC 9260 8.2: acknowledging a DATA chunk clears the error count of the
-                // destination it was last sent to; its RTO stays backed off (no RTT sample,
-                // Karn), so only the chain of consecutive expiries restarts.
-                this.dsts[e.last_path as usize].episode_timeouts.clear();
+                // destination it was last sent to (Linux does so for a retransmitted one too;
+                // usrsctp was seen not to): remembered, the summary applies it by stack.
+                this.dsts[e.last_path as usize].acked_rtx_ns = Some(ctx.ts_ns);
                 if let Some(row) = this.retransmissions.get_mut(r as usize) {
                     row.acked_ns.get_or_insert(ctx.ts_ns);
                 }

@@ -149,6 +149,10 @@ pub struct Failover {
     pub probe_ns: Option<i64>,
     /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
     pub policy: Option<FailoverPolicy>,
+    /// Latest acknowledgement of a retransmitted chunk last sent to the old destination before
+    /// the failover: a stack that clears the error count then (RFC 9260 8.2, Linux) restarts
+    /// its chain of expiries there.
+    pub chain_reset_ns: Option<i64>,
 }
 
 /// How a sender chose to move new DATA off a failing destination.

@@ -61,6 +61,10 @@ pub struct AssocInfer {
     /// RTO with jitter), which a PF probe one RTO apart undercuts (RFC 7829 4).
     last_hb_to: Vec<(IpAddr, i64)>,
     pub hb_gap_min_ns: Option<i64>,
+    /// Per endpoint: whether its stack keeps the RTO estimator in ticks (a Linux kernel: true;
+    /// usrsctp / dcsctp: false; unknown: None). Set from the endpoint's identified stack before
+    /// `finish`.
+    pub tick_estimator: [Option<bool>; 2],
     /// Summaries per direction, filled by `finish`.
     pub summary: [Option<DirSummary>; 2],
     finished: bool,

@@ -152,6 +152,7 @@ fn apply_timer_model(dir: &mut DirInfer) -> Option<bool> {
 
 pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let (vantage, vantage_evidence) = vantage(inf, s);
+    let tick_estimator = inf.tick_estimator[s];
     let t3_restart_on_sack = if vantage == Vantage::Sender {
         apply_timer_model(&mut inf.dirs[s])
     } else {
@@ -245,7 +246,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
             // far above the exact estimate at small RTTs (120 ms at 40 ms): an expiry there
             // is explained by its estimator, not by a floor. Applied unless the stack was shown
             // to run its timers otherwise (no T3-rtx restart on SACKs: FreeBSD / usrsctp).
-            let coarse = if t3_restart_on_sack == Some(false) {
+            let coarse = if t3_restart_on_sack == Some(false) || tick_estimator == Some(false) {
                 0.0
             } else {
                 t.est_rto_coarse_ms.unwrap_or(0.0)
@@ -332,7 +333,15 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let sd_ms = sack_delay.map(|d| d.median);
     let hb_gap_min_ms = inf.hb_gap_min_ns.map(|g| g as f64 / 1e6);
     let dir = &mut inf.dirs[s];
-    diagnose_failovers(dir, vantage, base_rtt_ms, sd_ms, rto_min_ms, hb_gap_min_ms);
+    diagnose_failovers(
+        dir,
+        vantage,
+        base_rtt_ms,
+        sd_ms,
+        rto_min_ms,
+        hb_gap_min_ms,
+        tick_estimator,
+    );
     let claims: Vec<u32> = dir
         .failovers
         .iter()
@@ -426,17 +435,25 @@ fn chain_expiries(
     dir: &DirInfer,
     f: &super::events::Failover,
     rto_min_ms: Option<f64>,
+    tick_estimator: Option<bool>,
 ) -> Option<(u32, f64)> {
+    // A Linux kernel clears the error count on the acknowledgement of a chunk last sent to the
+    // destination, retransmitted or not (RFC 9260 8.2): its chain starts after that.
+    let reset = f.chain_reset_ns.filter(|_| tick_estimator == Some(true));
     let ts: Vec<&super::events::Timeout> = f
         .timeouts
         .iter()
         .filter_map(|&i| dir.timeouts.get(i as usize))
+        .filter(|t| reset.is_none_or(|r| t.t_ns > r))
         .collect();
     let first = ts.first()?;
     if !matches!(first.timer_start, TimerStart::Send | TimerStart::Sack) {
         return None;
     }
     let r0 = first.observed_rto_ns? as f64 / 1e6;
+    if first.timer_start == TimerStart::Sack && tick_estimator == Some(false) {
+        return None;
+    }
     // The RTO the stack may have held: the exact RFC 9260 6.3.1 estimate, or the one a stack
     // keeping it in 10 ms ticks holds, at least RTO.min; doubled per earlier expiry (6.3.3 E2).
     let est = match (first.est_rto_ms, first.est_rto_coarse_ms) {
@@ -454,6 +471,19 @@ fn chain_expiries(
     let at_default_floor = r0 >= default_floor && r0 <= 1.5 * default_floor;
     if r0 > 1.5 * expected.max(1.0) && !at_default_floor {
         return None;
+    }
+    // A timer restarted by a SACK runs a whole RTO from it and fires late, never early: a
+    // first expiry sooner after the SACK than the stack's RTO can be (the larger of the two
+    // estimates, less a tenth) was started earlier (a stack that does not restart T3-rtx on
+    // SACKs, RFC 9260 6.3.2 R3 not followed): its start is not in the trace.
+    if first.timer_start == TimerStart::Sack {
+        let floor = match (first.est_rto_ms, first.est_rto_coarse_ms) {
+            (Some(e), Some(c)) => e.max(c),
+            (e, c) => e.or(c)?,
+        } * 2f64.powi(first.backoff.min(16) as i32);
+        if r0 < 0.9 * floor {
+            return None;
+        }
     }
     let mut count = 1u32;
     let mut prev = r0;
@@ -537,6 +567,7 @@ fn policy_evidence(p: FailoverPolicy, failovers: usize) -> String {
 }
 
 /// Marks spurious failovers with their evidence, cause and recommendation (METRICS.md "Failover").
+#[allow(clippy::too_many_arguments)]
 fn diagnose_failovers(
     dir: &mut DirInfer,
     vantage: Vantage,
@@ -544,6 +575,7 @@ fn diagnose_failovers(
     sd_ms: Option<f64>,
     rto_min_ms: Option<f64>,
     hb_gap_min_ms: Option<f64>,
+    tick_estimator: Option<bool>,
 ) {
     for fi in 0..dir.failovers.len() {
         let f = dir.failovers[fi].clone();
@@ -596,7 +628,7 @@ fn diagnose_failovers(
                 dir.dsts[from as usize].addr
             ));
         }
-        let chain = chain_expiries(dir, &f, rto_min_ms);
+        let chain = chain_expiries(dir, &f, rto_min_ms, tick_estimator);
         let policy = failover_policy(&f, chain, hb_gap_min_ms);
         let pmr = match policy {
             Some(FailoverPolicy::Rfc { path_max_retrans }) => Some(path_max_retrans),
@@ -742,6 +774,7 @@ mod tests {
             pmr: None,
             probe_ns: probe_s.map(ns),
             policy: None,
+            chain_reset_ns: None,
         }
     }
 
