@@ -266,6 +266,29 @@ test("lifecycle of the failover capture: Ended column, end panel, lifecycle tabl
   await page.locator("#diagnosis").screenshot({ path: path.join(SHOTS, "8-end-panel.png") });
 });
 
+test("streams table and SCTP stacks on the association page", async () => {
+  assert.ok(captureId, "the first test uploaded the capture");
+  const api = await (await fetch(`${URL}/api/captures/${captureId}`)).json();
+  const a = api.result.associations[0];
+  const d = a.directions[0];
+  await page.goto(`${URL}/captures/${captureId}/associations/0`);
+  const table = `#streams-${d.sender}`;
+  await page.waitForSelector(table);
+  const rows = await page.$$eval(`${table} tbody tr`, (r) => r.map((x) => [...x.cells].map((c) => c.textContent.trim())));
+  assert.equal(rows.length, Math.min(d.streams.length, 50));
+  assert.deepEqual(rows[0].slice(0, 3), [String(d.streams[0].stream), String(d.streams[0].messages), String(d.streams[0].bytes)]);
+  assert.match(rows[0][4], /PPID 0 \(not specified\)/);
+  assert.match(await text("#upper-layer"), /Upper layer:/);
+  const stacks = await page.$$eval("#endpoints td.stack", (t) => t.map((x) => [x.dataset.stack, x.textContent.trim(), x.title]));
+  assert.equal(stacks.length, a.endpoints.length);
+  for (const [i, [id, words, title]] of stacks.entries()) {
+    assert.equal(id, a.endpoints[i].stack.name || "");
+    if (id === "usrsctp") assert.ok(words.startsWith("usrsctp ") && words.endsWith(`(${a.endpoints[i].stack.confidence} confidence)`), words);
+    assert.ok(title.length > 0, "the stack's evidence is on hover");
+  }
+  await page.locator("#streams").screenshot({ path: path.join(SHOTS, "12-streams.png") });
+});
+
 test("aborted association and refused INIT: Ended column, warning end panel, lifecycle, timeline", async () => {
   const [id, r] = await uploadFile({ name: "abort.pcap", mimeType: "application/octet-stream", buffer: abortPcap() });
   assert.equal(r.associations.length, 2);

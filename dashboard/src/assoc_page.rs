@@ -13,6 +13,7 @@ use crate::error::AppError;
 use crate::lifecycle::{self, EndPanel, EventRow};
 use crate::pages::{pending, table_links, TableLink};
 use crate::store::Status;
+use crate::streams_view::{self, StackView, StreamProblem, StreamsSection};
 use crate::views::{self, ms, opt, opt_s, pct, round, secs, NONE};
 use crate::AppState;
 
@@ -64,6 +65,16 @@ pub struct FailoverRow {
     pub frame: u64,
     pub outage_frame: String,
     pub filter: String,
+    /// The rule that moved the new DATA, in words ("" when unknown).
+    pub policy: String,
+}
+
+pub struct EndpointRow {
+    pub i: usize,
+    pub port: u16,
+    pub vtag: String,
+    pub addrs: String,
+    pub stack: StackView,
 }
 
 pub struct DirView {
@@ -82,7 +93,7 @@ pub struct AssocPage {
     pub name: String,
     pub n: usize,
     pub head: Vec<(String, String)>,
-    pub endpoints: Vec<(usize, u16, String, String)>,
+    pub endpoints: Vec<EndpointRow>,
     pub paths: Vec<PathRow>,
     pub dirs: Vec<DirView>,
     pub failovers: Vec<FailoverRow>,
@@ -95,6 +106,10 @@ pub struct AssocPage {
     pub events: Vec<EventRow>,
     pub events_dropped: u64,
     pub after_end_packets: u64,
+    /// Upper layer, negotiated streams, the streams of each direction.
+    pub streams: StreamsSection,
+    /// Invalid streams and missing PPIDs (diagnosis).
+    pub problems: Vec<StreamProblem>,
 }
 
 fn dir_label(a: &AssocReport, s: u8) -> String {
@@ -167,6 +182,10 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
                     Some(p) => format!("{p} ({} evidence)", d.pmr_evidence),
                     None => NONE.into(),
                 },
+            ),
+            (
+                "failover policy".into(),
+                streams_view::direction_policy(a, d),
             ),
             (
                 "max / p95 transfer (ms)".into(),
@@ -302,13 +321,16 @@ pub async fn association(
         ("bad checksums".into(), bad_checksums),
         ("duplicate frames".into(), a.duplicate_frames.to_string()),
         ("chunks".into(), chunks),
+        ("upper layer".into(), streams_view::upper_layer(a).words),
     ];
     let failovers = a
         .directions
         .iter()
-        .flat_map(|d| d.failovers.iter().map(move |f| (d.sender, f)))
-        .map(|(s, f)| FailoverRow {
-            sender: s,
+        .flat_map(|d| d.failovers.iter().map(move |f| (d, f)))
+        .map(|(d, f)| FailoverRow {
+            policy: streams_view::policy_words(f.policy.as_deref(), d.pf_retrans)
+                .unwrap_or_default(),
+            sender: d.sender,
             t_s: secs(f.t_s),
             from: f.from.clone(),
             to: f.to.clone(),
@@ -336,13 +358,12 @@ pub async fn association(
             .endpoints
             .iter()
             .enumerate()
-            .map(|(i, ep)| {
-                (
-                    i,
-                    ep.port,
-                    ep.vtag.map_or(NONE.into(), |v| format!("0x{v:08x}")),
-                    ep.addresses.join(", "),
-                )
+            .map(|(i, ep)| EndpointRow {
+                i,
+                port: ep.port,
+                vtag: ep.vtag.map_or(NONE.into(), |v| format!("0x{v:08x}")),
+                addrs: ep.addresses.join(", "),
+                stack: streams_view::stack_view(a, &ep.stack),
             })
             .collect(),
         paths: path_rows(a),
@@ -356,6 +377,8 @@ pub async fn association(
         events: lifecycle::event_rows(a),
         events_dropped: a.lifecycle.events_dropped,
         after_end_packets: a.lifecycle.after_end_packets,
+        streams: streams_view::streams_section(a),
+        problems: streams_view::stream_problems(a),
     }
     .into_response())
 }

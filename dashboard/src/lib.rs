@@ -26,6 +26,7 @@ mod lifecycle;
 mod pages;
 pub mod series;
 pub mod store;
+mod streams_view;
 mod tables;
 mod upload;
 mod views;

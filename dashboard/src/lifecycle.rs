@@ -91,6 +91,10 @@ pub fn event_words(kind: &str) -> String {
         "error" => "ERROR",
         "heartbeat_loss" => "HEARTBEATs unanswered",
         "after_end" => "packet after the end",
+        "invalid_stream" => "DATA on an invalid stream",
+        "ppid_missing" => "PPID missing (0 instead of the port's)",
+        "stream_reset" => "stream reset (RE-CONFIG)",
+        "streams_added" => "streams added (RE-CONFIG)",
         other => return other.replace('_', " "),
     }
     .to_string()
@@ -283,7 +287,9 @@ fn event_class(kind: &str) -> &'static str {
         | "cookie_echo_retransmitted"
         | "init_collision"
         | "restart"
-        | "after_end" => "warn",
+        | "after_end"
+        | "invalid_stream"
+        | "ppid_missing" => "warn",
         _ => "",
     }
 }
@@ -389,7 +395,7 @@ pub fn end_panel(a: &AssocReport) -> EndPanel {
 fn marker_kind(kind: &str) -> &'static str {
     match kind {
         "abort" => "abort",
-        "error" | "stale_cookie" | "heartbeat_loss" => "error",
+        "error" | "stale_cookie" | "heartbeat_loss" | "invalid_stream" | "ppid_missing" => "error",
         "shutdown" | "shutdown_ack" | "shutdown_complete" => "shutdown",
         "after_end" => "after_end",
         _ => "handshake",

@@ -12,6 +12,7 @@ use crate::api::{done_report, entry, summary};
 use crate::error::{human_bytes, AppError};
 use crate::lifecycle::{self, Accounting, Ended};
 use crate::store::{Entry, Status};
+use crate::streams_view;
 use crate::views::{self, date, ms, opt, round, secs, JsonTable, NONE};
 use crate::AppState;
 
@@ -29,6 +30,8 @@ pub struct IndexRow {
     pub spurious: String,
     /// How the capture's associations ended ("7 aborted (User-Initiated Abort), 1 shutdown").
     pub ended: Ended,
+    /// Upper layers of the associations ("NGAP", "Diameter, M3UA").
+    pub upper_layer: String,
     pub date: String,
     pub uploaded: u64,
 }
@@ -70,6 +73,10 @@ fn index_row(e: &Entry) -> IndexRow {
             },
             lifecycle::ends_summary,
         ),
+        upper_layer: e
+            .report
+            .as_deref()
+            .map_or(NONE.into(), streams_view::capture_upper),
         date: date(e.meta.uploaded_unix as f64),
         uploaded: e.meta.uploaded_unix,
     }
@@ -124,6 +131,7 @@ pub struct AssocRow {
     pub first_s: String,
     pub last_s: String,
     pub ended: Ended,
+    pub upper_layer: String,
 }
 
 pub struct TableLink {
@@ -211,6 +219,7 @@ fn capture_head(r: &CaptureReport) -> Vec<(String, String)> {
         ("start".into(), r.start_epoch_s.map_or(NONE.into(), date)),
         ("duration (s)".into(), secs(r.duration_s)),
         ("associations".into(), r.associations.len().to_string()),
+        ("upper layer".into(), streams_view::capture_upper(r)),
         ("TCP flows".into(), views::cell(&s["tcp_flows"])),
         ("retransmissions".into(), rtx.to_string()),
         ("failovers".into(), views::cell(&s["failovers"])),
@@ -261,6 +270,7 @@ pub async fn capture(
                 first_s: secs(a.first_s),
                 last_s: secs(a.last_s),
                 ended: lifecycle::ended(a),
+                upper_layer: streams_view::assoc_upper(a),
             }
         })
         .collect();

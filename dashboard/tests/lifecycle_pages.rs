@@ -147,6 +147,16 @@ fn data(tsn: u32, payload: &[u8]) -> Vec<u8> {
     chunk(0, 0x03, &v)
 }
 
+/// DATA on stream `sid` with PPID `ppid`.
+fn data_on(tsn: u32, sid: u16, ppid: u32, payload: &[u8]) -> Vec<u8> {
+    let mut v = tsn.to_be_bytes().to_vec();
+    v.extend_from_slice(&sid.to_be_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(&ppid.to_be_bytes());
+    v.extend_from_slice(payload);
+    chunk(0, 0x03, &v)
+}
+
 fn sack(cum: u32) -> Vec<u8> {
     let mut v = cum.to_be_bytes().to_vec();
     v.extend_from_slice(&65536u32.to_be_bytes());
@@ -581,4 +591,117 @@ async fn public_replay_attack_capture() {
         assert!(text.contains(a["filter"].as_str().unwrap()));
     }
     assert!(bad > 0, "no aborted association in {name}");
+}
+
+/// Stream problems: NGAP port 38412 with a PPID 0 message (`ppid_missing`) and DATA on stream 5
+/// of 2 inbound streams (`invalid_stream`): the diagnosis lists both in words with their filter,
+/// the streams tables and the negotiated streams are shown, and no raw kind is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_stream_and_missing_ppid_are_diagnosed() {
+    let cookie = [0xc0u8; 8];
+    let mut state_cookie = 7u16.to_be_bytes().to_vec();
+    state_cookie.extend_from_slice(&12u16.to_be_bytes());
+    state_cookie.extend_from_slice(&cookie);
+    let pkt = |t_us, fwd: bool, vtag, chunks| Pkt {
+        t_us,
+        src: if fwd { A } else { B },
+        dst: if fwd { B } else { A },
+        sport: if fwd { 5000 } else { 38412 },
+        dport: if fwd { 38412 } else { 5000 },
+        vtag,
+        chunks,
+    };
+    let pkts = vec![
+        pkt(0, true, 0, vec![chunk(1, 0, &init_value(TAG_A, 100, &[]))]),
+        pkt(
+            10_000,
+            false,
+            TAG_A,
+            vec![chunk(2, 0, &init_value(TAG_B, 500, &state_cookie))],
+        ),
+        pkt(20_000, true, TAG_B, vec![chunk(10, 0, &cookie)]),
+        pkt(30_000, false, TAG_A, vec![chunk(11, 0, &[])]),
+        pkt(100_000, true, TAG_B, vec![data(100, b"ngap one")]),
+        pkt(110_000, false, TAG_A, vec![sack(100)]),
+        pkt(200_000, true, TAG_B, vec![data_on(101, 0, 0, b"no ppid")]),
+        pkt(210_000, false, TAG_A, vec![sack(101)]),
+        pkt(300_000, true, TAG_B, vec![data_on(102, 5, 60, b"stream 5")]),
+        pkt(310_000, false, TAG_A, vec![sack(102)]),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let app = open(dir.path());
+    let (id, v) = analysed(&app, "streams.pcap", &pcap(&pkts)).await;
+    let a = &v["result"]["associations"][0];
+    let kinds: Vec<&str> = a["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"ppid_missing"), "{kinds:?}");
+    assert!(kinds.contains(&"invalid_stream"), "{kinds:?}");
+    assert_eq!(a["upper_layer"]["name"], "NGAP", "{}", a["upper_layer"]);
+
+    let (s, html) = get(&app, &format!("/captures/{id}/associations/0")).await;
+    assert_eq!(s, StatusCode::OK);
+    let text = unescape(&html);
+    let diag = element(&text, "id=\"diagnosis\"", "</section>");
+    let problems = element(diag, "id=\"stream-problems\"", "<section");
+    for (kind, words) in [
+        ("invalid_stream", "DATA on an invalid stream"),
+        ("ppid_missing", "PPID missing (0 instead of the port's)"),
+    ] {
+        let e = a["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == kind)
+            .unwrap();
+        let block = element(problems, &format!("data-kind=\"{kind}\""), "</button>");
+        assert!(block.contains(words), "{block}");
+        assert!(block.contains(e["filter"].as_str().unwrap()), "{block}");
+        // The detail names endpoints by address.
+        assert!(block.contains("10.1.0.1:5000"), "{block}");
+        assert!(!block.contains("endpoint 0"), "{block}");
+    }
+    let life = element(&text, "id=\"lifecycle-events\"", "</table>");
+    assert!(life.contains("event-words\">DATA on an invalid stream</td>"));
+    // Visible text only (attributes carry the kinds for scripts and styles).
+    let mut visible = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => visible.push(c),
+            _ => {}
+        }
+    }
+    for raw in [
+        "invalid_stream",
+        "ppid_missing",
+        "streams_added",
+        "stream_reset",
+    ] {
+        assert!(!visible.contains(raw), "raw identifier {raw}");
+    }
+    let streams = element(&text, "id=\"streams-0\"", "</table>");
+    assert!(streams.contains("NGAP (PPID 60): 1 message"), "{streams}");
+    assert!(
+        streams.contains("PPID 0 (not specified): 1 message"),
+        "{streams}"
+    );
+    assert!(streams.contains("<td class=\"num\">5</td>"), "{streams}");
+    let neg = element(&text, "id=\"streams-negotiated\"", "</table>");
+    assert!(neg.contains("<td class=\"num\">2</td>"), "{neg}");
+    assert!(element(&text, "id=\"upper-layer\"", "</p>").contains("NGAP (PPID 60)"));
+
+    let (_, html) = get(&app, &format!("/captures/{id}")).await;
+    let table = element(&html, "id=\"associations\"", "</table>");
+    assert!(
+        table.contains("<td class=\"upper-layer\">NGAP</td>"),
+        "{table}"
+    );
+    let (_, html) = get(&app, "/").await;
+    assert!(html.contains("<td class=\"upper-layer\">NGAP</td>"));
 }
