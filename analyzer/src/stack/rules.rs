@@ -252,18 +252,10 @@ fn linux_cookie(a: &Seen) -> Option<String> {
         });
         // The MAC's digest length: 16 bytes (MD5) or 20 (SHA-1) zero-padded to 32, all zero
         // with cookie_hmac_alg "none", 32 with SHA-256.
-        let mac = match h.get(..32).and_then(|m| m.iter().rposition(|&b| b != 0)) {
-            None => " (all zero: cookie_hmac_alg none)",
-            Some(i) if i < 16 => " (an MD5 digest, zero-padded)",
-            Some(i) if i < 20 => " (a SHA-1 digest, zero-padded)",
-            Some(_) => "",
-        };
         return Some(format!(
-            "the INIT-ACK's State Cookie carries its own Initiate Tag at byte {off}{} ({}-endian): the Linux kernel's struct sctp_signed_cookie (32-byte MAC{}, {}then struct sctp_cookie with my_vtag, peer_vtag; include/net/sctp/structs.h)",
+            "the INIT-ACK's State Cookie carries its own Initiate Tag at byte {off}{} ({}-endian): the Linux kernel's struct sctp_signed_cookie",
             if peer { " followed by the peer's" } else { "" },
             if le { "little" } else { "big" },
-            mac,
-            if off == 36 { "a 4-byte pad, " } else { "" },
         ));
     }
     None
@@ -346,7 +338,7 @@ fn linux(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
             });
             if after {
                 core = true;
-                c.add(2, "INIT parameters in the Linux kernel's order: addresses first, Supported Address Types, then ECN, Supported Extensions, Forward-TSN (net/sctp/sm_make_chunk.c sctp_make_init)");
+                c.add(2, "INIT parameters in the Linux kernel's order: addresses first, Supported Address Types, then ECN, Supported Extensions, Forward-TSN");
             }
         } else {
             against = true;
@@ -385,7 +377,7 @@ fn linux(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
             .flatten()
             .any(|s| s.a_rwnd == LINUX_DEFAULT_RWND)
         {
-            c.add(1, "a_rwnd 106496, half the default receive buffer (net.core.rmem_default 212992; the kernel advertises sk_rcvbuf / 2)");
+            c.add(1, "a_rwnd 106496, half the default receive buffer");
         }
     }
     Some(c)
@@ -434,12 +426,13 @@ fn usrsctp(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
     if let Some(a) = ack {
         if a.cookie_head.starts_with(b"KAME-BSD") {
             cookie = true;
-            c.add(4, "the INIT-ACK's State Cookie starts with \"KAME-BSD\", the KAME / FreeBSD cookie identification usrsctp inherits (struct sctp_state_cookie; dcsctp names usrsctp peers by the same magic, net/dcsctp/socket/dcsctp_socket.cc DeterminePeerImplementation)");
+            c.add(4, "the INIT-ACK's State Cookie starts with \"KAME-BSD\", the KAME / FreeBSD cookie identification usrsctp inherits");
         }
     }
-    for (s, order, what, src) in [
-        (init, USRSCTP_INIT, "INIT", "sctp_send_initiate"),
-        (ack, USRSCTP_INIT_ACK, "INIT-ACK", "sctp_send_initiate_ack"),
+    // usrsctp's sctp_output.c: sctp_send_initiate / sctp_send_initiate_ack.
+    for (s, order, what) in [
+        (init, USRSCTP_INIT, "INIT"),
+        (ack, USRSCTP_INIT_ACK, "INIT-ACK"),
     ] {
         let Some(s) = s else { continue };
         if !follows(&s.params, order) {
@@ -455,7 +448,7 @@ fn usrsctp(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
         c.add(
             traits.len() as u32 + 1,
             format!(
-                "{what} parameters in usrsctp's (FreeBSD's) order: {} (usrsctplib/netinet/sctp_output.c {src})",
+                "{what} parameters in usrsctp's (FreeBSD's) order: {}",
                 traits.join(", ")
             ),
         );
@@ -498,7 +491,7 @@ fn dcsctp(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
         {
             core = true;
             c.add(2, format!(
-                "{what} carries only Forward-TSN{}, then Supported Extensions listing RE-CONFIG first, no addresses and no ECN: dcsctp's capability parameters (net/dcsctp/socket/dcsctp_socket.cc AddCapabilityParameters)",
+                "{what} carries only Forward-TSN{}, then Supported Extensions listing RE-CONFIG first, no addresses and no ECN: dcsctp's capability parameters",
                 if s.ack { " after the State Cookie" } else { "" }
             ));
         } else if !s.truncated || !follows(&s.params, order) {
@@ -513,7 +506,10 @@ fn dcsctp(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
             s.a_rwnd == DCSCTP_RWND && s.outbound_streams == 65535 && s.inbound_streams == 65535
         })
     {
-        c.add(1, "a_rwnd 5 MiB and 65535 streams each way, dcsctp's defaults (net/dcsctp/public/dcsctp_options.h)");
+        c.add(
+            1,
+            "a_rwnd 5 MiB and 65535 streams each way, dcsctp's defaults",
+        );
     }
     Some(c)
 }
@@ -526,7 +522,7 @@ fn pion(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
         let exact = s.extensions.as_deref() == Some(&[RECONFIG_CHUNK, FORWARD_TSN_CHUNK][..]);
         if follows(&s.params, order) && exact && !has(&s.params, FORWARD_TSN) {
             c.add(2, format!(
-                "{what} carries only Supported Extensions [RE-CONFIG, FORWARD-TSN] and no Forward-TSN parameter, as pion/sctp (Go; also webrtc-rs, its port) sends (association.go setSupportedExtensions)"
+                "{what} carries only Supported Extensions [RE-CONFIG, FORWARD-TSN] and no Forward-TSN parameter, as pion/sctp (Go; also webrtc-rs, its port) sends"
             ));
         } else {
             return None;

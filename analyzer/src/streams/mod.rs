@@ -517,7 +517,8 @@ impl Streams {
         if invalid {
             self.invalid(ctx, s, d, tracked, invalid_event);
         }
-        if d.flag_b && d.ppid_or_fsn == 0 {
+        // The port's protocol is looked up once; most ports register no PPID (no check then).
+        if d.flag_b && d.ppid_or_fsn == 0 && !matches!(self.port, Some(None)) {
             self.ppid_zero(ctx, s, d);
         }
     }
