@@ -5,6 +5,7 @@ pub mod direction;
 pub mod events;
 pub mod stats;
 pub mod summary;
+pub mod whatif;
 
 use std::net::IpAddr;
 

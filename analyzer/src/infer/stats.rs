@@ -203,7 +203,8 @@ pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
 pub fn rtt_update_ticks(prev: Option<(u32, u32)>, r_ms: f64) -> (u32, u32) {
     // Whole ticks, rounded up (a kernel counts the jiffies the round trip spanned); integer
     // rounding keeps libm's ceil off the per-SACK path.
-    let t = r_ms.max(0.0) * 0.1;
+    // At most 2^28 ticks (a month): the sums below cannot overflow (a crafted capture's RTT).
+    let t = (r_ms.max(0.0) * 0.1).min(f64::from(1u32 << 28));
     let r = t as u32 + u32::from(f64::from(t as u32) < t);
     let (s, v) = match prev {
         None => (r, r / 2),
@@ -300,6 +301,9 @@ mod tests {
         assert_eq!(e, Some((4, 2)));
         // RTTVAR never reads below one tick.
         assert_eq!(rtt_update_ticks(None, 1.0), (1, 1));
+        // Absurd RTTs (crafted captures) neither overflow nor panic.
+        let big = rtt_update_ticks(Some((u32::MAX >> 4, 1)), f64::MAX);
+        assert!(rtt_update_ticks(Some(big), 1e300).0 > 0);
     }
 
     use super::*;

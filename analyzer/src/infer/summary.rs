@@ -436,7 +436,7 @@ fn chain_expiries(
     f: &super::events::Failover,
     rto_min_ms: Option<f64>,
     tick_estimator: Option<bool>,
-) -> Option<(u32, f64)> {
+) -> Option<(u32, f64, f64)> {
     // A Linux kernel clears the error count on the acknowledgement of a chunk last sent to the
     // destination, retransmitted or not (RFC 9260 8.2): its chain starts after that.
     let reset = f.chain_reset_ns.filter(|_| tick_estimator == Some(true));
@@ -487,6 +487,7 @@ fn chain_expiries(
     }
     let mut count = 1u32;
     let mut prev = r0;
+    let mut sum = r0;
     for t in &ts[1..] {
         let r = t.observed_rto_ns? as f64 / 1e6;
         let ratio = r / prev;
@@ -498,13 +499,14 @@ fn chain_expiries(
             return None;
         }
         prev = r;
+        sum += r;
     }
     let last = ts.last()?;
     // The failover must follow the last expiry before another one could have come.
     if (f.t_ns - last.t_ns) as f64 / 1e6 > 2.0 * prev {
         return None;
     }
-    Some((count, prev))
+    Some((count, prev, sum))
 }
 
 /// Which rule moved the new DATA (METRICS.md "Failover policy"), from a complete expiry chain of
@@ -518,10 +520,10 @@ fn chain_expiries(
 ///   later than any PF probe can come) is RFC 9260 8.2 with PMR = n - 1; otherwise no claim.
 fn failover_policy(
     f: &super::events::Failover,
-    chain: Option<(u32, f64)>,
+    chain: Option<(u32, f64, f64)>,
     hb_gap_min_ms: Option<f64>,
 ) -> Option<FailoverPolicy> {
-    let (n, last_rto) = chain?;
+    let (n, last_rto, _) = chain?;
     if n == 1 {
         return Some(FailoverPolicy::Pf { pf_retrans: 0 });
     }
@@ -649,8 +651,20 @@ fn diagnose_failovers(
                 .filter_map(|r| r.acked_ns.map(|a| (a - r.orig_t_ns) as f64 / 1e6))
                 .collect();
             classify(dir, &f, start, base_rtt_ms, sd_ms, rto, median(&lat), pmr)
-        } else {
+        } else if vantage != Vantage::Sender {
+            // The old path's silence and the expiry chain are seen at the sender.
             (None, None)
+        } else {
+            let failover_ms = (f.t_ns - start) as f64 / 1e6;
+            path_failure(
+                dir,
+                &f,
+                chain,
+                policy,
+                failover_ms,
+                tick_estimator,
+                &mut evidence,
+            )
         };
         let fo = &mut dir.failovers[fi];
         if !spurious {
@@ -666,6 +680,129 @@ fn diagnose_failovers(
         let _ = vantage;
     }
 }
+
+/// The cause of a real failover in words (METRICS.md "Failover policy and stacks": the old
+/// path fell silent, the expiry chain, PMR or pf_retrans reached) and what other settings would
+/// have given (`whatif`), with the settings' names where the stack is known.
+fn path_failure(
+    dir: &DirInfer,
+    f: &super::events::Failover,
+    chain: Option<(u32, f64, f64)>,
+    policy: Option<FailoverPolicy>,
+    failover_ms: f64,
+    tick_estimator: Option<bool>,
+    evidence: &mut Vec<String>,
+) -> (Option<&'static str>, Option<String>) {
+    let old = &dir.dsts[f.from as usize];
+    let heard = [f.last_heard_ns, old.last_hb_ack_ns]
+        .into_iter()
+        .flatten()
+        .filter(|&h| h <= f.t_ns)
+        .max();
+    evidence.push(match heard {
+        Some(h) => format!(
+            "no SACK or HEARTBEAT-ACK came from {} in the {:.0} ms before the failover",
+            old.addr,
+            (f.t_ns - h) as f64 / 1e6
+        ),
+        None => format!("no SACK or HEARTBEAT-ACK from {} was captured", old.addr),
+    });
+    let rtos: Vec<String> = f
+        .timeouts
+        .iter()
+        .filter_map(|&i| dir.timeouts.get(i as usize))
+        .filter_map(|t| t.observed_rto_ns)
+        .map(|n| format!("{:.0}", n as f64 / 1e6))
+        .collect();
+    if !rtos.is_empty() {
+        evidence.push(format!(
+            "{} T3-rtx expir{} on {} since the outage began (observed RTO {} ms)",
+            rtos.len(),
+            if rtos.len() == 1 { "y" } else { "ies" },
+            old.addr,
+            rtos.join(", ")
+        ));
+    }
+    match policy {
+        Some(FailoverPolicy::Pf { pf_retrans }) => evidence.push(format!(
+            "new DATA moved after {} expir{}: the path was potentially failed (RFC 7829, pf_retrans {pf_retrans}), not yet inactive",
+            pf_retrans + 1,
+            if pf_retrans == 0 { "y" } else { "ies" }
+        )),
+        Some(FailoverPolicy::Rfc { path_max_retrans }) => evidence.push(format!(
+            "Path.Max.Retrans {path_max_retrans} + 1 expiries made the path inactive (RFC 9260 8.2)"
+        )),
+        None => {}
+    }
+    let linux = tick_estimator == Some(true);
+    // What-if figures (`whatif`): only from a complete chain.
+    let recommendation = chain.and_then(|(n, _, sum)| {
+        let first = f
+            .timeouts
+            .first()
+            .and_then(|&i| dir.timeouts.get(i as usize))?;
+        let estimate = match (first.est_rto_ms, first.est_rto_coarse_ms.filter(|_| linux)) {
+            (Some(e), Some(c)) => e.max(c),
+            (e, c) => e.or(c)?,
+        };
+        let r0 = first.observed_rto_ns? as f64 / 1e6 / 2f64.powi(first.backoff.min(16) as i32);
+        let o = super::whatif::Observed {
+            failover_ms,
+            chain_ms: sum,
+            expiries: n,
+            estimate_ms: estimate,
+            rto_max_ms: None,
+        };
+        let mut alts = Vec::new();
+        if n > 1 {
+            let s = super::whatif::Settings {
+                rto_min_ms: r0,
+                expiries: 1,
+            };
+            alts.push(format!(
+                "with PF (pf_retrans 0{}): about {:.2} s",
+                if linux {
+                    ": net.sctp.pf_enable 1, net.sctp.pf_retrans 0 or SCTP_PEER_ADDR_THLDS"
+                } else {
+                    ""
+                },
+                super::whatif::predict(&o, &s) / 1e3
+            ));
+        }
+        if r0 >= 3.0 * ALT_RTO_MIN_MS && r0 > 1.5 * estimate {
+            let s = super::whatif::Settings {
+                rto_min_ms: ALT_RTO_MIN_MS,
+                expiries: n,
+            };
+            let default = linux && (950.0..=1150.0).contains(&r0);
+            alts.push(format!(
+                "with RTO.min {ALT_RTO_MIN_MS:.0} ms instead of {}{}: about {:.2} s",
+                if default {
+                    "the Linux default 1 s".to_string()
+                } else {
+                    format!("{r0:.0} ms")
+                },
+                if linux {
+                    " (net.sctp.rto_min or SCTP_RTOINFO srto_min)"
+                } else {
+                    " (SCTP_RTOINFO srto_min)"
+                },
+                super::whatif::predict(&o, &s) / 1e3
+            ));
+        }
+        (!alts.is_empty()).then(|| {
+            format!(
+                "failover took {:.2} s; {} (RFC 9260 6.3 timer rules from the observed RTT; the outage's start and timer lateness as observed)",
+                failover_ms / 1e3,
+                alts.join("; ")
+            )
+        })
+    });
+    (Some("path_failure"), recommendation)
+}
+
+/// The lower RTO.min a what-if proposes (what the labs use; above typical path RTTs).
+const ALT_RTO_MIN_MS: f64 = 100.0;
 
 #[allow(clippy::too_many_arguments)]
 fn classify(
@@ -782,7 +919,7 @@ mod tests {
     fn one_expiry_is_pf_and_more_read_the_probe_of_the_old_path() {
         // RFC 7829: new DATA moved at the first expiry.
         assert_eq!(
-            failover_policy(&failover(5.0, None), Some((1, 120.0)), Some(1120.0)),
+            failover_policy(&failover(5.0, None), Some((1, 120.0, 120.0)), Some(1120.0)),
             Some(FailoverPolicy::Pf { pf_retrans: 0 })
         );
         // Three expiries, the old path next probed 1.3 s later while heartbeats came 1.12 s
@@ -791,31 +928,43 @@ mod tests {
             path_max_retrans: 2,
         });
         assert_eq!(
-            failover_policy(&failover(5.0, Some(6.31)), Some((3, 484.0)), Some(1120.0)),
+            failover_policy(
+                &failover(5.0, Some(6.31)),
+                Some((3, 484.0, 844.0)),
+                Some(1120.0)
+            ),
             rfc
         );
         // No probe at all: RFC too.
         assert_eq!(
-            failover_policy(&failover(5.0, None), Some((3, 484.0)), Some(1120.0)),
+            failover_policy(&failover(5.0, None), Some((3, 484.0, 844.0)), Some(1120.0)),
             rfc
         );
         // Probed one doubled RTO later, far sooner than any heartbeat interval: PF, pf_retrans 2.
         assert_eq!(
-            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0)), Some(5000.0)),
+            failover_policy(
+                &failover(5.0, Some(5.9)),
+                Some((3, 484.0, 844.0)),
+                Some(5000.0)
+            ),
             Some(FailoverPolicy::Pf { pf_retrans: 2 })
         );
         // Between the two, or without a heartbeat interval to compare: no claim.
         assert_eq!(
-            failover_policy(&failover(5.0, Some(5.7)), Some((3, 484.0)), Some(1120.0)),
+            failover_policy(
+                &failover(5.0, Some(5.7)),
+                Some((3, 484.0, 844.0)),
+                Some(1120.0)
+            ),
             None
         );
         assert_eq!(
-            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0)), None),
+            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0, 844.0)), None),
             None
         );
         // Probed later than a PF probe can come: RFC.
         assert_eq!(
-            failover_policy(&failover(5.0, Some(7.0)), Some((3, 484.0)), None),
+            failover_policy(&failover(5.0, Some(7.0)), Some((3, 484.0, 844.0)), None),
             rfc
         );
         // An incomplete chain tells nothing.
