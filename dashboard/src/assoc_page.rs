@@ -338,7 +338,7 @@ pub async fn association(
             failover_ms: f.failover_ms.map_or(NONE.into(), views::exact),
             timeouts: f.timeouts,
             spurious: f.spurious,
-            cause: opt(f.cause.clone()),
+            cause: f.cause.as_deref().map_or(NONE.into(), cause_words),
             recommendation: f.recommendation.clone().unwrap_or_default(),
             evidence: f.evidence.clone(),
             pmr: opt(f.path_max_retrans),
@@ -381,4 +381,16 @@ pub async fn association(
         problems: streams_view::stream_problems(a),
     }
     .into_response())
+}
+
+/// A failover cause in words (the JSON keeps the identifier: METRICS.md "Failover").
+fn cause_words(cause: &str) -> String {
+    match cause {
+        "path_failure" => "path failure: the old path stopped answering".into(),
+        "sack_delay_exceeds_rto" => "the peer's SACK delay exceeds this sender's RTO".into(),
+        "rtt_spike" => "an RTT spike above the RTO".into(),
+        "pmr_too_low" => "Path.Max.Retrans too low for this path".into(),
+        "unknown" => "unknown".into(),
+        other => other.replace('_', " "),
+    }
 }

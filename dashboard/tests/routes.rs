@@ -441,7 +441,12 @@ async fn spurious_failover_diagnosis_is_shown() {
     let (s, html) = get(&app, &format!("/captures/{id}/associations/0"), "text/html").await;
     assert_eq!(s, StatusCode::OK);
     let text = unescape(&html);
-    assert!(text.contains("sack_delay_exceeds_rto"), "cause missing");
+    // The cause in words, not its identifier.
+    assert!(
+        text.contains("the peer's SACK delay exceeds this sender's RTO"),
+        "cause missing"
+    );
+    assert!(!text.contains("<p><strong>Cause:</strong> sack_delay_exceeds_rto"));
     assert!(text.contains(rec), "recommendation missing");
     assert!(
         text.contains("sctp.data_tsn_raw") || text.contains("frame.number"),
