@@ -6,7 +6,7 @@
 //! ABORT) always runs; a sample trace shows a graceful end; the public replay-attack capture
 //! (`../shared`) runs when present.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use analyzer::sctp::crc32c;
 use axum::http::StatusCode;
@@ -14,7 +14,7 @@ use serde_json::Value;
 
 mod pages_common;
 
-use pages_common::{analysed, element, get, get_json, open, unescape};
+use pages_common::{analysed, element, get, get_json, open, public_capture, unescape};
 
 /// "10.1.0.2:38412" for endpoint `i` of an association in the JSON.
 fn label(a: &Value, i: u64) -> String {
@@ -433,17 +433,9 @@ async fn graceful_shutdown_of_a_sample_trace() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn public_replay_attack_capture() {
     let name = "Spartan-F117__VAPT_CoreNetwork5G__log_analysis_replayAttack.pcapng";
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let Some(path) = [
-        here.join("../../shared/captures/public").join(name),
-        PathBuf::from("/work/shared/captures/public").join(name),
-    ]
-    .into_iter()
-    .find(|p| p.is_file()) else {
-        eprintln!("skipped: {name} not found");
+    let Some(bytes) = public_capture(name) else {
         return;
     };
-    let bytes = std::fs::read(&path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path());
     let (id, v) = analysed(&app, name, &bytes).await;

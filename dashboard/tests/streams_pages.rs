@@ -3,13 +3,13 @@
 //! (PPID 0 on stream 0, usrsctp on both sides), and the public open5gs NGAP capture
 //! (`../shared`, skipped when absent): "NGAP" as upper layer on every page and the Linux stack.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use axum::http::StatusCode;
 
 mod pages_common;
 
-use pages_common::{analysed, element, get, open, unescape};
+use pages_common::{analysed, element, get, open, public_capture, unescape};
 
 /// The sample trace: one stream of PPID 0 each way, usrsctp stacks, the negotiated streams, the
 /// failover policy in the direction facts, and the upper-layer column of the lists.
@@ -86,17 +86,9 @@ async fn streams_and_stacks_of_a_sample_trace() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn public_ngap_capture() {
     let name = "Spartan-F117__VAPT_CoreNetwork5G__NAS_UE_Auth_open5gs.pcapng";
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let Some(path) = [
-        here.join("../../shared/captures/public").join(name),
-        PathBuf::from("/work/shared/captures/public").join(name),
-    ]
-    .into_iter()
-    .find(|p| p.is_file()) else {
-        eprintln!("skipped: {name} not found");
+    let Some(bytes) = public_capture(name) else {
         return;
     };
-    let bytes = std::fs::read(&path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path());
     let (id, v) = analysed(&app, name, &bytes).await;

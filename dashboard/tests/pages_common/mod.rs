@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -96,4 +97,17 @@ pub fn element<'a>(html: &'a str, marker: &str, end: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{marker} not in the page"));
     let rest = &html[at..];
     &rest[..rest.find(end).unwrap_or(rest.len())]
+}
+
+/// The bytes of a public capture of `../shared/captures/public` (beside the repository), or
+/// None when `../shared` is absent (the test then skips).
+pub fn public_capture(name: &str) -> Option<Vec<u8>> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/captures/public")
+        .join(name);
+    if !p.is_file() {
+        eprintln!("skipped: {name} not found");
+        return None;
+    }
+    Some(std::fs::read(&p).expect("a public capture reads"))
 }
