@@ -605,7 +605,7 @@ impl<'o> Pass<'o> {
                     self.acct.checksums.unattributed += 1;
                 }
                 let u = &mut self.acct.unassociated;
-                u.chunks.packet(pkt.chunks(missing), bytes, &mut Vec::new());
+                u.chunks.packet(pkt.chunks(missing), bytes);
                 u.packet(frame, ctx.src, ctx.dst, (ctx.src_port, ctx.dst_port), why);
                 return;
             }
@@ -674,7 +674,7 @@ impl<'o> Pass<'o> {
         self.acct.dups.note_link(first.link, link);
         self.acct
             .duplicate_chunks
-            .packet(pkt.chunks(missing), bytes, &mut Vec::new());
+            .packet(pkt.chunks(missing), bytes);
         if let Some(assoc) = first.assoc.and_then(|(a, _)| self.tracker.live_mut(a)) {
             assoc.duplicate_frames += 1;
         }
@@ -730,14 +730,8 @@ impl<'o> Pass<'o> {
     /// A chunk whose header is present but whose length is impossible (RFC 9260 3.2): counted
     /// as tshark counts it (`accounting::chunk_types`); the walk of that packet ends there.
     fn malformed(&mut self, a: u32, bytes: &[u8], e: &sctp::ChunkError) {
-        use sctp::ChunkErrorKind::{LengthTooSmall, PastEnd};
-        match e.kind {
-            PastEnd { .. } => {
-                let ctype = bytes.get(e.offset).copied();
-                self.tracker.get_mut(a).count_malformed(ctype);
-            }
-            LengthTooSmall(_) => self.tracker.get_mut(a).count_malformed(None),
-            _ => {}
+        if let Some(ctype) = crate::assoc::accounting::malformed_type(e, bytes) {
+            self.tracker.get_mut(a).count_malformed(ctype);
         }
     }
 

@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 
 use crate::lifecycle::EndKind;
-use crate::sctp::{ChunkErrorKind, ChunkIter};
+use crate::sctp::{ChunkError, ChunkErrorKind, ChunkIter};
 
 /// A packet equal to one seen this soon from the same source to the same destination is a
 /// capture duplicate (a Linux "any"-device capture shows a forwarded packet on both interfaces,
@@ -218,12 +218,11 @@ impl ChunkTally {
         }
     }
 
-    /// Counts the chunks of one packet (`chunk_types`), their types also into `types`.
-    pub fn packet(&mut self, chunks: ChunkIter<'_>, bytes: &[u8], types: &mut Vec<u8>) {
+    /// Counts the chunks of one packet (`chunk_types`).
+    pub fn packet(&mut self, chunks: ChunkIter<'_>, bytes: &[u8]) {
         chunk_types(chunks, bytes, |t, malformed| {
             if let Some(t) = t {
                 self.add(t);
-                types.push(t);
             }
             if malformed {
                 self.malformed += 1;
@@ -232,23 +231,30 @@ impl ChunkTally {
     }
 }
 
-/// Walks the chunks of one packet as tshark counts them, calling `f(type, malformed)` per chunk:
-/// every chunk by its type; one whose length goes past the packet end under its type and as
-/// malformed; one with a length below 4 as malformed under no type (RFC 9260 3.2: the length
-/// counts the 4-byte chunk header). The walk ends at the first malformed chunk.
+/// Walks the chunks of one packet as tshark counts them, calling `f(type, malformed)` per chunk
+/// (see `malformed_type`). The walk ends at the first malformed chunk.
 pub fn chunk_types(chunks: ChunkIter<'_>, bytes: &[u8], mut f: impl FnMut(Option<u8>, bool)) {
     for c in chunks {
         match c {
             Ok(v) => f(Some(v.ctype), false),
             Err(e) => {
-                match e.kind {
-                    ChunkErrorKind::PastEnd { .. } => f(bytes.get(e.offset).copied(), true),
-                    ChunkErrorKind::LengthTooSmall(_) => f(None, true),
-                    _ => {}
+                if let Some(t) = malformed_type(&e, bytes) {
+                    f(t, true);
                 }
                 break;
             }
         }
+    }
+}
+
+/// How tshark counts a chunk that could not be walked: one whose length goes past the packet end
+/// under its type (`Some(Some(type))`), one with a length below 4 under no type (`Some(None)`,
+/// RFC 9260 3.2: the length counts the 4-byte chunk header); any other error is no chunk (None).
+pub fn malformed_type(e: &ChunkError, bytes: &[u8]) -> Option<Option<u8>> {
+    match e.kind {
+        ChunkErrorKind::PastEnd { .. } => Some(bytes.get(e.offset).copied()),
+        ChunkErrorKind::LengthTooSmall(_) => Some(None),
+        _ => None,
     }
 }
 
@@ -549,7 +555,8 @@ mod tests {
         p.extend_from_slice(&[0, 0, 0, 0]);
         let pkt = SctpPacket::new_checked(&p[..]).unwrap();
         let (mut t, mut types) = (ChunkTally::default(), Vec::new());
-        t.packet(pkt.chunks(0), &p, &mut types);
+        t.packet(pkt.chunks(0), &p);
+        chunk_types(pkt.chunks(0), &p, |c, _| types.extend(c));
         assert_eq!(
             (t.counts.clone(), t.malformed, types),
             (vec![(0, 1)], 1, vec![0])
@@ -559,7 +566,8 @@ mod tests {
         q.extend_from_slice(&[6, 0, 0, 40, 0, 0, 0, 0]);
         let pkt = SctpPacket::new_checked(&q[..]).unwrap();
         let (mut t, mut types) = (ChunkTally::default(), Vec::new());
-        t.packet(pkt.chunks(0), &q, &mut types);
+        t.packet(pkt.chunks(0), &q);
+        chunk_types(pkt.chunks(0), &q, |c, _| types.extend(c));
         assert_eq!((t.counts, t.malformed, types), (vec![(6, 1)], 1, vec![6]));
     }
 

@@ -66,8 +66,6 @@ pub struct Association {
     /// Endpoint 0 is the one that sent the first packet the capture shows (the INIT sender when
     /// the handshake was captured).
     pub endpoints: [Endpoint; 2],
-    /// The INIT (or at least the INIT-ACK) was captured.
-    pub handshake_seen: bool,
     pub first_ns: i64,
     pub last_ns: i64,
     pub first_frame: u64,
@@ -111,7 +109,6 @@ impl Association {
         Association {
             id,
             endpoints,
-            handshake_seen: false,
             first_ns: ctx.ts_ns,
             last_ns: ctx.ts_ns,
             first_frame: ctx.frame,
@@ -222,7 +219,6 @@ impl Association {
                 if !init.ack {
                     self.init_ns.get_or_insert(ctx.ts_ns);
                 }
-                self.handshake_seen = true;
                 for p in &init.params {
                     if let InitParam::Address(a) = p {
                         self.endpoints[sender as usize].add_addr(*a);
