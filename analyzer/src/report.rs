@@ -359,7 +359,7 @@ impl AssocReport {
                     port: e.port,
                     vtag: e.vtag,
                     addresses: e.addresses.iter().map(crate::net::ip_text).collect(),
-                    stack: a.stack.report(i),
+                    stack: a.stack.report(i).clone(),
                 })
                 .collect(),
             // The four-way handshake completed (an INIT answered by ABORT was not "seen").

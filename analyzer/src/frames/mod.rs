@@ -226,7 +226,8 @@ fn associations(
     cols.extend(streams::assoc_columns(c));
     // Each endpoint's stack name (`crate::stack`; confidence and evidence are in the JSON).
     for ep in 0..2 {
-        let names: Vec<Option<String>> = a.iter().map(|x| x.stack.report(ep).name).collect();
+        let names: Vec<Option<String>> =
+            a.iter().map(|x| x.stack.report(ep).name.clone()).collect();
         cols.push(col(&format!("stack_{ep}"), names));
     }
     DataFrame::new_infer_height(cols)

@@ -103,6 +103,9 @@ impl Seen {
 pub struct Stacks {
     /// Indexed by endpoint: [INIT, INIT-ACK].
     seen: [[Option<Box<Seen>>; 2]; 2],
+    /// Each endpoint's guess, made once when first asked (the timer model and the report both
+    /// ask) and forgotten when an INIT / INIT-ACK is kept.
+    guessed: [std::cell::OnceCell<StackReport>; 2],
 }
 
 impl Stacks {
@@ -112,13 +115,16 @@ impl Stacks {
         let slot = &mut self.seen[usize::from(sender & 1)][usize::from(init.ack)];
         if slot.is_none() {
             *slot = Some(Box::new(Seen::new(view, init, vtag)));
+            self.guessed[usize::from(sender & 1)].take();
         }
     }
 
     /// The stack of endpoint `ep` (0 or 1).
-    pub fn report(&self, ep: usize) -> StackReport {
-        let [init, ack] = &self.seen[ep & 1];
-        rules::classify(init.as_deref(), ack.as_deref())
+    pub fn report(&self, ep: usize) -> &StackReport {
+        self.guessed[ep & 1].get_or_init(|| {
+            let [init, ack] = &self.seen[ep & 1];
+            rules::classify(init.as_deref(), ack.as_deref())
+        })
     }
 }
 

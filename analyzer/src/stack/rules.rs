@@ -15,6 +15,9 @@
 //!   net/dcsctp/public/dcsctp_options.h (defaults). No capture: source only.
 //! - pion/sctp (Go; webrtc-rs is its port): association.go `setSupportedExtensions`. Source only.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use super::{Confidence, Seen, StackReport};
 
 /// Parameter types (RFC 9260 3.3.2.1, RFC 3758, RFC 4895, RFC 5061, RFC 9653, RFC 4820).
@@ -193,7 +196,7 @@ struct Candidate {
     score: u32,
     /// The most this rule set may claim (source-only rules stop below high).
     cap: Confidence,
-    evidence: Vec<String>,
+    evidence: Vec<Cow<'static, str>>,
 }
 
 impl Candidate {
@@ -206,7 +209,7 @@ impl Candidate {
         }
     }
 
-    fn add(&mut self, points: u32, why: impl Into<String>) {
+    fn add(&mut self, points: u32, why: impl Into<Cow<'static, str>>) {
         self.score += points;
         self.evidence.push(why.into());
     }
@@ -261,60 +264,70 @@ fn linux_cookie(a: &Seen) -> Option<String> {
     None
 }
 
-fn names(params: &[u16]) -> String {
-    params
-        .iter()
-        .map(|&t| match t {
-            IPV4 => "IPv4".to_string(),
-            IPV6 => "IPv6".to_string(),
-            COOKIE => "State Cookie".to_string(),
-            UNRECOGNIZED => "Unrecognized Parameter".to_string(),
-            PRESERVATIVE => "Cookie Preservative".to_string(),
-            HOST_NAME => "Host Name".to_string(),
-            SUPPORTED_ADDR => "Supported Address Types".to_string(),
-            ECN => "ECN".to_string(),
-            ZERO_CHECKSUM => "Zero Checksum Acceptable".to_string(),
-            RANDOM => "RANDOM".to_string(),
-            CHUNKS => "CHUNKS".to_string(),
-            HMAC_ALGO => "HMAC-ALGO".to_string(),
-            PADDING => "Padding".to_string(),
-            EXTENSIONS => "Supported Extensions".to_string(),
-            FORWARD_TSN => "Forward-TSN".to_string(),
-            ADAPTATION => "Adaptation Layer".to_string(),
-            NAT => "NAT-friendly".to_string(),
-            other => format!("0x{other:04x}"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The parameters' names, comma-separated, appended to `out`.
+fn names(out: &mut String, params: &[u16]) {
+    for (i, &t) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let name = match t {
+            IPV4 => "IPv4",
+            IPV6 => "IPv6",
+            COOKIE => "State Cookie",
+            UNRECOGNIZED => "Unrecognized Parameter",
+            PRESERVATIVE => "Cookie Preservative",
+            HOST_NAME => "Host Name",
+            SUPPORTED_ADDR => "Supported Address Types",
+            ECN => "ECN",
+            ZERO_CHECKSUM => "Zero Checksum Acceptable",
+            RANDOM => "RANDOM",
+            CHUNKS => "CHUNKS",
+            HMAC_ALGO => "HMAC-ALGO",
+            PADDING => "Padding",
+            EXTENSIONS => "Supported Extensions",
+            FORWARD_TSN => "Forward-TSN",
+            ADAPTATION => "Adaptation Layer",
+            NAT => "NAT-friendly",
+            other => {
+                let _ = write!(out, "0x{other:04x}");
+                continue;
+            }
+        };
+        out.push_str(name);
+    }
 }
 
-/// What one INIT / INIT-ACK showed, in words (appended to every evidence).
-fn describe(s: &Seen) -> String {
-    let mut d = format!(
-        "{}: a_rwnd {}, streams {} out / {} in, parameters [{}]",
+/// What one INIT / INIT-ACK showed, in words (appended to every evidence), appended to `d`.
+fn describe(d: &mut String, s: &Seen) {
+    let _ = write!(
+        d,
+        "{}: a_rwnd {}, streams {} out / {} in, parameters [",
         if s.ack { "INIT-ACK" } else { "INIT" },
         s.a_rwnd,
         s.outbound_streams,
         s.inbound_streams,
-        names(&s.params)
     );
+    names(d, &s.params);
+    d.push(']');
     if s.params_dropped {
         d.push_str(" and more");
     }
     if let Some(e) = &s.extensions {
-        let list: Vec<String> = e.iter().map(|t| t.to_string()).collect();
-        d.push_str(&format!(", extensions [{}]", list.join(", ")));
+        d.push_str(", extensions [");
+        for (i, t) in e.iter().enumerate() {
+            let _ = write!(d, "{}{t}", if i > 0 { ", " } else { "" });
+        }
+        d.push(']');
     }
     if let Some(l) = s.cookie_len {
-        d.push_str(&format!(", cookie {l} bytes"));
+        let _ = write!(d, ", cookie {l} bytes");
     }
     if s.flags != 0 {
-        d.push_str(&format!(", flags 0x{:02x}", s.flags));
+        let _ = write!(d, ", flags 0x{:02x}", s.flags);
     }
     if s.truncated {
         d.push_str(" (cut by the capture: later parameters unseen)");
     }
-    d
 }
 
 fn linux(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
@@ -533,8 +546,7 @@ fn pion(init: Option<&Seen>, ack: Option<&Seen>) -> Option<Candidate> {
 
 /// The stack of one endpoint from the first INIT and INIT-ACK it sent.
 pub(super) fn classify(init: Option<&Seen>, ack: Option<&Seen>) -> StackReport {
-    let seen: Vec<String> = [init, ack].iter().flatten().map(|s| describe(s)).collect();
-    if seen.is_empty() {
+    if init.is_none() && ack.is_none() {
         return StackReport {
             evidence: "no INIT or INIT-ACK from this endpoint was captured".to_string(),
             ..StackReport::default()
@@ -551,38 +563,47 @@ pub(super) fn classify(init: Option<&Seen>, ack: Option<&Seen>) -> StackReport {
     .filter(|c| c.score >= 2)
     .collect();
     cands.sort_by_key(|c| std::cmp::Reverse(c.score));
-    let sent = seen.join("; ");
-    let Some(best) = cands.first() else {
-        return StackReport {
-            evidence: format!("no known stack's INIT / INIT-ACK signature matches. Sent: {sent}"),
-            ..StackReport::default()
-        };
-    };
-    let mut confidence = best.confidence();
-    let mut evidence = best.evidence.join("; ");
-    if let Some(second) = cands.get(1) {
-        if best.score < second.score + 2 {
-            return StackReport {
-                evidence: format!(
-                    "conflicting signatures: {} ({}) and {} ({}). Sent: {sent}",
-                    best.name,
-                    best.evidence.join("; "),
-                    second.name,
-                    second.evidence.join("; ")
-                ),
-                ..StackReport::default()
-            };
+    let join = |out: &mut String, c: &Candidate| {
+        for (i, e) in c.evidence.iter().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
+            }
+            out.push_str(e);
         }
-        confidence = confidence.min(Confidence::Medium);
-        evidence.push_str(&format!(
-            "; but also like {}: {}",
-            second.name,
-            second.evidence.join("; ")
-        ));
+    };
+    let mut evidence = String::with_capacity(640);
+    let mut name = None;
+    let mut confidence = Confidence::Low;
+    match (cands.first(), cands.get(1)) {
+        (None, _) => evidence.push_str("no known stack's INIT / INIT-ACK signature matches"),
+        (Some(best), Some(second)) if best.score < second.score + 2 => {
+            let _ = write!(evidence, "conflicting signatures: {} (", best.name);
+            join(&mut evidence, best);
+            let _ = write!(evidence, ") and {} (", second.name);
+            join(&mut evidence, second);
+            evidence.push(')');
+        }
+        (Some(best), second) => {
+            name = Some(best.name.to_string());
+            confidence = best.confidence();
+            join(&mut evidence, best);
+            if let Some(second) = second {
+                confidence = confidence.min(Confidence::Medium);
+                let _ = write!(evidence, "; but also like {}: ", second.name);
+                join(&mut evidence, second);
+            }
+        }
+    }
+    evidence.push_str(". Sent: ");
+    for (i, s) in [init, ack].into_iter().flatten().enumerate() {
+        if i > 0 {
+            evidence.push_str("; ");
+        }
+        describe(&mut evidence, s);
     }
     StackReport {
-        name: Some(best.name.to_string()),
+        name,
         confidence: confidence.as_str().to_string(),
-        evidence: format!("{evidence}. Sent: {sent}"),
+        evidence,
     }
 }
