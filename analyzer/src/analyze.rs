@@ -788,7 +788,9 @@ impl<'o> Pass<'o> {
             if let sctp::Chunk::Init(init) = c {
                 assoc.stack.init(sender, ctx.vtag, view, init);
             }
-            assoc.streams.chunk(ctx, sender, view, c);
+            if crate::streams::Streams::wants(view.ctype) {
+                assoc.streams.chunk(ctx, sender, view, c);
+            }
         }
         if matches!(
             view.ctype,

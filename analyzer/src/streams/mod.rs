@@ -89,6 +89,8 @@ struct Dir {
     pages: Vec<Option<Box<[u16; 256]>>>,
     /// In order of first appearance.
     rows: Vec<StreamRow>,
+    /// Index in `rows` of the stream of the latest DATA.
+    last_row: u16,
     /// DATA on streams past `MAX_STREAMS`.
     untracked_messages: u64,
     untracked_bytes: u64,
@@ -108,6 +110,7 @@ impl Default for Dir {
             tsns: TsnWindow::default(),
             pages: Vec::new(),
             rows: Vec::new(),
+            last_row: 0,
             untracked_messages: 0,
             untracked_bytes: 0,
             limit: u32::MAX,
@@ -333,17 +336,24 @@ impl Dir {
     /// The row of stream `sid`, made on first sight; None past `MAX_STREAMS`.
     #[inline]
     fn row(&mut self, sid: u16, ctx: &PacketCtx) -> Option<&mut StreamRow> {
+        // Consecutive DATA mostly go to one stream: the last row used is tried first.
+        let last = usize::from(self.last_row);
+        if self.rows.get(last).is_some_and(|r| r.sid == sid) {
+            return self.rows.get_mut(last);
+        }
         // Most associations use a few streams: those are found by a scan of the rows, and the
         // pages of the index are only made past `SCAN_ROWS` (two allocations less per
         // association on the per-packet path).
         if self.rows.len() <= SCAN_ROWS {
             if let Some(i) = self.rows.iter().position(|r| r.sid == sid) {
+                self.last_row = i as u16;
                 return self.rows.get_mut(i);
             }
         } else {
             let (page, at) = (usize::from(sid >> 8), usize::from(sid & 0xff));
             if let Some(Some(p)) = self.pages.get(page) {
                 if p[at] != 0 {
+                    self.last_row = p[at] - 1;
                     return self.rows.get_mut(usize::from(p[at] - 1));
                 }
             }
@@ -355,6 +365,7 @@ impl Dir {
             self.rows.reserve_exact(2);
         }
         self.rows.push(StreamRow::new(sid, ctx));
+        self.last_row = (self.rows.len() - 1) as u16;
         if self.rows.len() == SCAN_ROWS + 1 {
             // Index every row from now on.
             for i in 0..self.rows.len() {
@@ -474,6 +485,23 @@ struct Pending {
 }
 
 impl Streams {
+    /// Whether `chunk` needs to see chunks of this type at all (DATA / I-DATA, INIT / INIT-ACK,
+    /// RE-CONFIG, ERROR, ABORT): the others (SACK, HEARTBEAT, ...) are not passed, which spares
+    /// the per-packet path a call.
+    #[inline]
+    pub fn wants(ctype: u8) -> bool {
+        matches!(
+            ctype,
+            types::DATA
+                | types::I_DATA
+                | types::INIT
+                | types::INIT_ACK
+                | types::RE_CONFIG
+                | types::ERROR
+                | types::ABORT
+        )
+    }
+
     /// Every chunk of the association up to the one that ended it. `sender` is the index (0/1)
     /// of the sending endpoint. The DATA arm allocates nothing but a stream's first row.
     #[inline]
