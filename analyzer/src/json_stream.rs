@@ -150,7 +150,7 @@ impl<W: Write> JsonStream<W> {
             duration_s: report.duration_s,
             accounting: &report.accounting,
         };
-        let body = serde_json::to_vec(&rest).map_err(io::Error::other)?;
+        let body = crate::json_write::to_vec(&rest).map_err(io::Error::other)?;
         // `{"file":...}` -> `,"file":...` appended to the open capture object.
         self.out.write_all(b",")?;
         self.out.write_all(&body[1..body.len() - 1])?;
@@ -205,7 +205,7 @@ fn element(out: &mut impl Write, n: &mut usize, v: &impl serde::Serialize) -> io
     if *n > 0 {
         out.write_all(b",")?;
     }
-    serde_json::to_writer(&mut *out, v).map_err(io::Error::other)?;
+    crate::json_write::to_writer(out, v)?;
     *n += 1;
     Ok(())
 }

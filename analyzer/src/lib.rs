@@ -18,6 +18,7 @@ pub mod harness;
 pub mod infer;
 pub mod inputs;
 pub mod json_stream;
+pub mod json_write;
 pub mod lifecycle;
 pub mod net;
 pub mod ordered;

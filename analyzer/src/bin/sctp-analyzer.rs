@@ -277,8 +277,21 @@ fn exit_status(output: Result<(), String>, failed: bool) -> ExitCode {
 }
 
 /// JSON output, streamed: each association is written when it ends (flat memory).
+/// Standard output without its line buffer: the JSON goes out in 64 KiB blocks through a
+/// `BufWriter`, and stdout's own `LineWriter` would scan every block for a newline again.
+fn unbuffered_stdout() -> Box<dyn std::io::Write> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(std::fs::File::from(fd));
+        }
+    }
+    Box::new(std::io::stdout())
+}
+
 fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usize) -> ExitCode {
-    let out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let out = std::io::BufWriter::with_capacity(1 << 16, unbuffered_stdout());
     let mut failed = false;
     // Several captures in parallel: each capture object is built in memory, then written in
     // input order. One capture is streamed straight out (flat memory, its own reading thread).
