@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::assoc::Association;
-use crate::infer::direction::DirInfer;
+use crate::infer::direction::{DirInfer, DstState};
 use crate::infer::stats::Dist;
 use crate::infer::summary::Vantage;
 use crate::packet::TimeBase;
@@ -120,6 +120,21 @@ pub struct PathInfer {
     pub hb_rtt_ms: Option<Dist>,
     pub retransmissions: u64,
     pub new_data_chunks: u64,
+    /// Time between two HEARTBEATs the path's sender sent to its destination while it was idle
+    /// and answering (RFC 9260 8.3; `infer::heartbeat`).
+    #[serde(default)]
+    pub hb_period_ms: Option<Dist>,
+    /// The heartbeat interval those periods show: their median minus the destination's RTO;
+    /// null when the RTO is not known from the capture or fewer than two periods were seen.
+    #[serde(default)]
+    pub hb_interval_ms: Option<f64>,
+    /// How the heartbeat figures were found, in words.
+    #[serde(default)]
+    pub hb_evidence: Option<String>,
+    /// How long the sender would take to declare this destination inactive if it died while
+    /// idle (`infer::whatif::dead_idle_path_ms`), seconds.
+    #[serde(default)]
+    pub dead_path_detect_s: Option<f64>,
 }
 
 fn ms(ns: i64) -> f64 {
@@ -267,5 +282,123 @@ pub fn path_infer(a: &Association, sender: u8, dst: std::net::IpAddr) -> PathInf
         hb_rtt_ms: if at_sender { d.hb_rtt.dist() } else { None },
         retransmissions: d.retransmissions,
         new_data_chunks: d.new_data_chunks,
+        ..heartbeat_figures(a, sender, d)
+    }
+}
+
+/// The floor of the sender's RTO (RTO.min) as far as the trace tells: the claimed RTO.min, else
+/// the shortest observed RTO of a first expiry (backoff 0, max(RTO.min, estimate) then). With
+/// where it came from.
+fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
+    let s = usize::from(sender & 1);
+    let sum = a.infer.summary[s].as_ref();
+    if let Some(min) = sum.and_then(|x| x.rto_min_ms) {
+        return Some((min, format!("the inferred RTO.min {min:.0} ms")));
+    }
+    // FreeBSD / usrsctp do not restart T3-rtx on a SACK (`summary::apply_timer_model`).
+    let no_restart = sum.and_then(|x| x.t3_restart_on_sack) == Some(false)
+        || a.stack.report(s).name.as_deref() == Some("usrsctp");
+    a.infer.dirs[s]
+        .timeouts
+        .iter()
+        .filter(|t| t.backoff == 0)
+        .filter_map(|t| {
+            if no_restart {
+                t.observed_rto_nr_ns
+            } else {
+                t.observed_rto_ns
+            }
+        })
+        .min()
+        .map(|r| {
+            let r = ms(r);
+            (
+                r,
+                format!("the shortest RTO of the sender's first T3-rtx expiries, {r:.0} ms, as its floor"),
+            )
+        })
+}
+
+/// Heartbeat period, interval and dead idle path time of one path (RFC 9260 8.3).
+pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> PathInfer {
+    let Some(period) = d.hb_period.dist() else {
+        return PathInfer::default();
+    };
+    let s = usize::from(sender & 1);
+    let mut ev = format!(
+        "{} HEARTBEATs to {}; {} idle period{} between answered ones (median {:.0} ms, {:.0}-{:.0} ms)",
+        d.hb_period.sent,
+        d.addr,
+        period.n,
+        if period.n == 1 { "" } else { "s" },
+        period.median,
+        period.min,
+        period.max
+    );
+    let floor = rto_floor_ms(a, sender);
+    let ticks = a.infer.tick_estimator[s] == Some(true);
+    let periods = d.hb_period.periods();
+    let found = floor
+        .as_ref()
+        .and_then(|(f, _)| crate::infer::heartbeat::interval_ms(periods, *f, ticks));
+    // The interval must dominate the jitter (HB.interval >= RTO): below that, period - RTO says
+    // more of the RTO assumed than of the interval (a floor taken from expiries may be far off).
+    let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
+    let interval = found.map(|(h, _)| h);
+    match (&floor, found) {
+        (Some((_, from)), Some((h, kept))) => ev.push_str(&format!(
+            ": heartbeat interval about {h:.0} ms, the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+            if kept < periods.len() {
+                format!(
+                    " over {kept} of them (the others lost or skipped a probe: more than one RTO longer)"
+                )
+            } else {
+                String::new()
+            },
+            if ticks { " in 10 ms ticks" } else { "" }
+        )),
+        (Some((f, _)), None) => ev.push_str(&format!(
+            ": no heartbeat interval: too few periods, or periods that an RTO of {f:.0} ms does not leave an interval of at least one RTO in"
+        )),
+        (None, _) => ev.push_str(
+            ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",
+        ),
+    }
+    let mut dead = None;
+    if let (Some((f, _)), Some(h)) = (&floor, interval) {
+        let sum = a.infer.summary[s].as_ref();
+        let linux = a.stack.report(s).name.as_deref() == Some("linux");
+        let est = if ticks {
+            d.est_rto_coarse_ms()
+        } else {
+            d.est_rto_ms()
+        };
+        let rto = f.max(est.unwrap_or(0.0));
+        let (pmr, pmr_from) = match sum.and_then(|x| x.path_max_retrans) {
+            Some(p) => (p, "the inferred Path.Max.Retrans"),
+            None => (
+                5,
+                "Path.Max.Retrans assumed at 5, the RFC, Linux and usrsctp default,",
+            ),
+        };
+        let rto_max = sum.and_then(|x| x.rto_max_ms);
+        let t = crate::infer::whatif::dead_idle_path_ms(h, rto, pmr, rto_max, linux) / 1e3;
+        dead = Some(t);
+        ev.push_str(&format!(
+            ". Dead while idle, it would be declared inactive about {t:.1} s after its first unanswered HEARTBEAT: {} strikes ({pmr_from} {pmr}, + 1) from an RTO of {rto:.0} ms, each doubling it{}",
+            pmr + 1,
+            if linux {
+                ", a Linux strike coming when the next heartbeat timer fires"
+            } else {
+                ""
+            }
+        ));
+    }
+    PathInfer {
+        hb_period_ms: Some(period),
+        hb_interval_ms: interval,
+        hb_evidence: Some(ev),
+        dead_path_detect_s: dead,
+        ..PathInfer::default()
     }
 }

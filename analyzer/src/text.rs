@@ -374,13 +374,21 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
     let _ = writeln!(s, "    chunks: {}", chunks.join(" "));
     let _ = writeln!(
         s,
-        "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6}",
-        "sender", "path", "packets", "DATA", "DATA bytes", "RTT ms", "HB RTT ms", "rtx"
+        "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6} {:>10}",
+        "sender",
+        "path",
+        "packets",
+        "DATA",
+        "DATA bytes",
+        "RTT ms",
+        "HB RTT ms",
+        "rtx",
+        "HB int ms"
     );
     for p in &a.paths {
         let _ = writeln!(
             s,
-            "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6}",
+            "    {:<6} {:<40} {:>8} {:>8} {:>12} {:>10} {:>10} {:>6} {:>10}",
             p.sender,
             format!("{} -> {}", p.src, p.dst),
             p.packets,
@@ -388,8 +396,16 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             p.data_bytes,
             opt(p.infer.rtt_ms.map(|d| d.median), ""),
             opt(p.infer.hb_rtt_ms.map(|d| d.median), ""),
-            p.infer.retransmissions
+            p.infer.retransmissions,
+            opt(p.infer.hb_interval_ms, "")
         );
+        if let Some(t) = p.infer.dead_path_detect_s {
+            let _ = writeln!(
+                s,
+                "           dead while idle, {} -> {} would be declared inactive after about {t:.1} s",
+                p.src, p.dst
+            );
+        }
     }
 }
 

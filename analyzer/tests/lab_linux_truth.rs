@@ -623,6 +623,40 @@ fn score_run(c: &mut Checks, pre: &Path) {
         );
     }
 
+    // Heartbeat interval of the client's paths (RFC 9260 8.3): null, or within 10% of the
+    // kernel's hb_interval.
+    let want_hb = copt["hbinterval"]
+        .as_f64()
+        .or_else(|| csys["hb_interval"].as_f64());
+    for (cap, side) in [(&snd, "sender"), (&rcv, "receiver")] {
+        let Some((a, _)) = direction(cap, &client_addrs) else {
+            continue;
+        };
+        for p in a["paths"].as_array().into_iter().flatten() {
+            if !client_addrs.contains(&p["src"].as_str().unwrap_or("").to_string()) {
+                continue;
+            }
+            let (Some(want), Some(got)) = (want_hb, p["hb_interval_ms"].as_f64()) else {
+                continue;
+            };
+            c.add(
+                &run,
+                &format!(
+                    "heartbeat interval {} ({side})",
+                    p["dst"].as_str().unwrap_or("")
+                ),
+                format!("{want:.0}±10%"),
+                format!("{got:.0}"),
+                format!("periods n {}", p["hb_period_ms"]["n"]),
+                if (got - want).abs() <= 0.1 * want {
+                    St::Ok
+                } else {
+                    St::Fail
+                },
+            );
+        }
+    }
+
     // The endpoint stack, where the JSON has the field.
     for (cap, side) in [(&snd, "sender"), (&rcv, "receiver")] {
         let Some((a, _)) = direction(cap, &client_addrs) else {

@@ -38,6 +38,8 @@ Checks, for the DATA direction (client -> server; the server sends no DATA) of e
   PMR                     path_max_retrans null or = the kernel's pathmaxrxt; and claimed
                           whenever PF is off and path 1 was cut
   RTO.min                 rto_min_ms null or within the observed-RTO window of the kernel's rto_min
+  heartbeat interval      each client path's hb_interval_ms null or within 10% of the kernel's
+                          hbinterval (RFC 9260 8.3)
   pf_retrans              null or = the kernel's pf_retrans when PF is on (no claim when PF is off)
   failover_policy         null or "pf" / "rfc" as pf_enable says
   SACK delay              receiver capture's sack_delay_ms median within 10 ms of the server's
@@ -281,6 +283,19 @@ def score_run(cli, pre, checks):
         want = sopt.get("sackdelay")
         st = "ok" if med is not None and abs(med - want) <= 10 else "FAIL"
         add("receiver SACK delay", st, f"got {med} (n {sd.get('n')}) want {want}±10 (kernel delayed-SACK expiries {n_ds})")
+
+    # heartbeat interval of the client's paths: null or within 10% of the kernel's hb_interval
+    want_hb = copt.get("hbinterval") or csys.get("hb_interval")
+    for cap, side in ((snd, "sender"), (rcv, "receiver")):
+        aa, _ = direction(cap, truth["topology"]["client"])
+        for p in (aa or {}).get("paths", []):
+            got = p.get("hb_interval_ms")
+            if p.get("src") not in truth["topology"]["client"] or got is None or not want_hb:
+                continue
+            ok = abs(got - want_hb) <= 0.1 * want_hb
+            n = (p.get("hb_period_ms") or {}).get("n")
+            add(f"heartbeat interval {p.get('dst')} ({side})", "ok" if ok else "FAIL",
+                f"got {got:.0f} want {want_hb}±10% (periods n {n})")
 
     # endpoint stack
     for cap, side in ((snd, "sender"), (rcv, "receiver")):

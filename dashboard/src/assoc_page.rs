@@ -27,6 +27,9 @@ pub struct PathRow {
     pub data_bytes: u64,
     pub rtt: String,
     pub hb_rtt: String,
+    /// Heartbeat period median / inferred interval, and dead idle path time (RFC 9260 8.3).
+    pub hb: String,
+    pub hb_evidence: String,
     pub sack_delay: String,
     pub rto: String,
     pub timeouts: usize,
@@ -263,6 +266,19 @@ fn path_rows(a: &AssocReport) -> Vec<PathRow> {
                     .infer
                     .hb_rtt_ms
                     .map_or(NONE.into(), |d| round(d.median, 3)),
+                hb: match (p.infer.hb_period_ms, p.infer.hb_interval_ms) {
+                    (None, _) => NONE.into(),
+                    (Some(d), None) => format!("{} / {NONE}", round(d.median, 0)),
+                    (Some(d), Some(h)) => {
+                        let dead = p
+                            .infer
+                            .dead_path_detect_s
+                            .map(|t| format!(" (dead idle path noticed in ~{t:.1} s)"))
+                            .unwrap_or_default();
+                        format!("{} / {}{dead}", round(d.median, 0), round(h, 0))
+                    }
+                },
+                hb_evidence: p.infer.hb_evidence.clone().unwrap_or_default(),
                 sack_delay: dir
                     .and_then(|d| d.sack_delay_ms)
                     .filter(|_| p.data_chunks > 0)

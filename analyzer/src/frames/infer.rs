@@ -184,7 +184,12 @@ pub fn failovers(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
 
 pub fn path_metrics(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
     let rows: Vec<_> = dirs(c)
-        .flat_map(|(a, s, d)| d.dsts.iter().map(move |p| (a.id as u32, s as u32, p)))
+        .flat_map(|(a, s, d)| {
+            d.dsts.iter().map(move |p| {
+                let hb = crate::report_infer::heartbeat_figures(a, s as u8, p);
+                (a.id as u32, s as u32, p, hb)
+            })
+        })
         .collect();
     let q = |d: Option<crate::infer::stats::Dist>, f: fn(&crate::infer::stats::Dist) -> f64| {
         d.as_ref().map(f)
@@ -203,6 +208,10 @@ pub fn path_metrics(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         "hb_rtt_median_ms" => rows.iter().map(|r| q(r.2.hb_rtt.dist(), |d| d.median)).collect::<Vec<_>>(),
         "base_rtt_ms" => rows.iter().map(|r| r.2.base_rtt_ms()).collect::<Vec<_>>(),
         "est_rto_ms" => rows.iter().map(|r| r.2.est_rto_ms()).collect::<Vec<_>>(),
+        "hb_periods" => rows.iter().map(|r| r.3.hb_period_ms.map_or(0, |d| d.n)).collect::<Vec<_>>(),
+        "hb_period_median_ms" => rows.iter().map(|r| q(r.3.hb_period_ms, |d| d.median)).collect::<Vec<_>>(),
+        "hb_interval_ms" => rows.iter().map(|r| r.3.hb_interval_ms).collect::<Vec<_>>(),
+        "dead_path_detect_s" => rows.iter().map(|r| r.3.dead_path_detect_s).collect::<Vec<_>>(),
     )
 }
 

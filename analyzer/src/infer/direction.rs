@@ -51,6 +51,8 @@ pub struct DstState {
     pub rtt: Samples,
     pub rtt_multi: Running,
     pub hb_rtt: Samples,
+    /// HEARTBEATs this endpoint sent to the destination (RFC 9260 8.3).
+    pub hb_period: super::heartbeat::HbPeriod,
     /// New DATA bytes per second of capture time (throughput over time).
     pub bytes_per_s: Vec<u64>,
     outstanding: u32,
@@ -92,6 +94,7 @@ impl DstState {
             rtt: Samples::default(),
             rtt_multi: Running::default(),
             hb_rtt: Samples::default(),
+            hb_period: Default::default(),
             bytes_per_s: Vec::new(),
             outstanding: 0,
             timer_start: None,

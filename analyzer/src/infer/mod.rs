@@ -3,6 +3,7 @@
 
 pub mod direction;
 pub mod events;
+pub mod heartbeat;
 pub mod stats;
 pub mod summary;
 pub mod whatif;
@@ -131,6 +132,13 @@ impl AssocInfer {
                         None => {}
                     }
                 }
+                // RFC 9260 8.3: the destination's heartbeat period (`heartbeat`).
+                let dir = &mut self.dirs[s];
+                let p = dir.dst(ctx.dst);
+                let d = &mut dir.dsts[p as usize];
+                let data_sent = d.new_data_chunks + d.retransmissions;
+                let est = (d.est_rto_ms(), d.est_rto_coarse_ms());
+                d.hb_period.sent(ctx.ts_ns, data_sent, est);
                 let hbs = &mut self.hbs[s];
                 if hbs.len() >= MAX_HB {
                     hbs.remove(0);
@@ -153,6 +161,7 @@ impl AssocInfer {
                     let path = dir.dst(hb.dst);
                     let d = &mut dir.dsts[path as usize];
                     d.hb_rtt.push(rtt as f64 / 1e6);
+                    d.hb_period.acked(hb.ts_ns);
                     d.last_hb_ack_ns = Some(ctx.ts_ns);
                     // RFC 9260 8.3: a HEARTBEAT-ACK clears the destination's error counter and
                     // gives an RTT measurement (which ends any RTO backoff, 6.3.1 C2/C3).

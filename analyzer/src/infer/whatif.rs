@@ -47,9 +47,51 @@ pub fn predict(o: &Observed, s: &Settings) -> f64 {
     lead + chain
 }
 
+/// How long an endpoint takes to declare a destination inactive when it dies while idle (only
+/// HEARTBEATs go there), from the first HEARTBEAT that gets no answer, ms.
+///
+/// RFC 9260 8.3: each unanswered HEARTBEAT is a strike on the destination's error counter and
+/// doubles its RTO (6.3.3 E2, up to RTO.max); the next one goes HB.interval + RTO later (the
+/// jitter averages one RTO); the destination is inactive once the counter exceeds
+/// Path.Max.Retrans. The RFC (and usrsctp) strike when a HEARTBEAT's RTO runs out: the
+/// (PMR + 1)-th strike comes one RTO after the (PMR + 1)-th HEARTBEAT. Linux strikes when its
+/// heartbeat timer fires again with the previous HEARTBEAT unanswered (`sctp_sf_sendbeat_8_3`):
+/// one heartbeat period after it (`linux`).
+pub fn dead_idle_path_ms(
+    hb_interval_ms: f64,
+    rto_ms: f64,
+    path_max_retrans: u32,
+    rto_max_ms: Option<f64>,
+    linux: bool,
+) -> f64 {
+    let rto_max = rto_max_ms.unwrap_or(DEFAULT_RTO_MAX_MS);
+    let rto = |k: u32| (rto_ms * 2f64.powi(k.min(32) as i32)).min(rto_max);
+    let pmr = path_max_retrans.min(32);
+    // HEARTBEAT k (k >= 1) goes HB.interval + RTO_k after HEARTBEAT k - 1.
+    let probes: f64 = (1..=pmr).map(|k| hb_interval_ms + rto(k)).sum();
+    if linux {
+        probes + hb_interval_ms + rto(pmr + 1)
+    } else {
+        probes + rto(pmr)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_idle_path_is_declared_after_pmr_plus_one_strikes() {
+        // Linux defaults (hb_interval 30 s, RTO.min 1 s, PMR 5): about five minutes.
+        let linux = dead_idle_path_ms(30_000.0, 1000.0, 5, None, true);
+        assert!((linux - (6.0 * 30_000.0 + 2e3 + 4e3 + 8e3 + 16e3 + 32e3 + 60e3)).abs() < 1.0);
+        // The RFC rule strikes one RTO after the last HEARTBEAT, not a period after it.
+        let rfc = dead_idle_path_ms(30_000.0, 1000.0, 5, None, false);
+        assert!((rfc - (5.0 * 30_000.0 + 2e3 + 4e3 + 8e3 + 16e3 + 32e3 + 32e3)).abs() < 1.0);
+        // The lab's settings (1 s, RTO 100 ms, PMR 2).
+        let lab = dead_idle_path_ms(1000.0, 100.0, 2, None, true);
+        assert!((lab - (3000.0 + 200.0 + 400.0 + 800.0)).abs() < 1e-6);
+    }
 
     #[test]
     fn predictions_follow_the_rfc_timer_rules() {

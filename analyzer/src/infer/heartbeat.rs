@@ -1,0 +1,191 @@
+//! Heartbeat period of one destination and what it says of the stack's heartbeat interval
+//! (RFC 9260 8.3): an idle destination is probed every RTO + HB.interval, the RTO jittered by
+//! 50% either way (Linux `sctp_transport_timeout` and `sctp_transport_reset_hb_timer`: the
+//! interval, half an RTO and a random part of one RTO; usrsctp `sctp_timer_start`
+//! SCTP_TIMER_TYPE_HEARTBEAT: the delay and an RTO jittered by half of it).
+//!
+//! A period is the time between two HEARTBEATs to the destination when the first was answered
+//! and no DATA went there in between: an unanswered one backs the RTO off (RFC 9260 8.3 and
+//! 6.3.3, the next probe comes later), and DATA may restart the timer. Each period keeps the RTO
+//! estimate of its destination when it began (SRTT + 4 RTTVAR, exact and in 10 ms ticks), since
+//! the RTO that jittered it is max(RTO.min, that estimate).
+
+use super::stats::{Dist, Samples};
+
+/// Idle periods kept per destination.
+const MAX_PERIODS: usize = 256;
+
+/// Idle periods needed before a heartbeat interval is given.
+pub const MIN_PERIODS: usize = 2;
+
+/// Slack on the jitter range for timer lateness and capture timing, ms.
+const LATE_MS: f64 = 100.0;
+
+/// One idle period and the destination's RTO estimates when it began, ms (NaN: none yet).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Period {
+    pub ms: f64,
+    pub est_ms: f64,
+    pub est_ticks_ms: f64,
+}
+
+/// The HEARTBEATs one endpoint sent to one destination.
+#[derive(Debug, Clone, Default)]
+pub struct HbPeriod {
+    last_ns: Option<i64>,
+    /// Whether the latest HEARTBEAT got its HEARTBEAT-ACK.
+    last_acked: bool,
+    /// DATA chunks sent to the destination when it went.
+    data_mark: u64,
+    /// The destination's estimates when it went.
+    last_est: (f64, f64),
+    periods: Vec<Period>,
+    pub sent: u64,
+}
+
+impl HbPeriod {
+    /// A HEARTBEAT at `t_ns`; `data_sent` counts the DATA chunks sent to the destination so far,
+    /// `est` is its (exact, 10 ms ticks) RTO estimate now.
+    pub fn sent(&mut self, t_ns: i64, data_sent: u64, est: (Option<f64>, Option<f64>)) {
+        if let Some(last) = self.last_ns {
+            let idle = self.last_acked && data_sent == self.data_mark && t_ns > last;
+            if idle && self.periods.len() < MAX_PERIODS {
+                self.periods.push(Period {
+                    ms: (t_ns - last) as f64 / 1e6,
+                    est_ms: self.last_est.0,
+                    est_ticks_ms: self.last_est.1,
+                });
+            }
+        }
+        self.last_ns = Some(t_ns);
+        self.last_acked = false;
+        self.data_mark = data_sent;
+        self.last_est = (est.0.unwrap_or(f64::NAN), est.1.unwrap_or(f64::NAN));
+        self.sent += 1;
+    }
+
+    /// The HEARTBEAT sent at `sent_ns` was answered.
+    pub fn acked(&mut self, sent_ns: i64) {
+        if self.last_ns == Some(sent_ns) {
+            self.last_acked = true;
+        }
+    }
+
+    /// The idle periods seen, ms.
+    pub fn dist(&self) -> Option<Dist> {
+        let mut s = Samples::default();
+        for p in &self.periods {
+            s.push(p.ms);
+        }
+        s.dist()
+    }
+
+    pub fn periods(&self) -> &[Period] {
+        &self.periods
+    }
+}
+
+/// The heartbeat interval the idle periods show, and how many periods it rests on.
+///
+/// Each period is HB.interval + u RTO (u in [1/2, 3/2)) + timer lateness, the RTO being
+/// max(`rto_min_ms`, the estimate when it began; `ticks` picks the 10 ms tick estimate): so
+/// period - RTO is the interval give or take half an RTO. A period whose difference is more
+/// than one RTO (+ `LATE_MS`) above the smallest lost or skipped a probe and is left out; the
+/// interval is the median of the others' differences, never below 0. None below `MIN_PERIODS`.
+pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(f64, usize)> {
+    let rto = |p: &Period| {
+        let est = if ticks { p.est_ticks_ms } else { p.est_ms };
+        if est.is_nan() {
+            rto_min_ms
+        } else {
+            rto_min_ms.max(est)
+        }
+    };
+    let diffs: Vec<(f64, f64)> = periods.iter().map(|p| (p.ms - rto(p), rto(p))).collect();
+    let least = diffs.iter().map(|d| d.0).reduce(f64::min)?;
+    let mut kept: Vec<f64> = diffs
+        .iter()
+        .filter(|(h, r)| *h <= least + r + LATE_MS)
+        .map(|d| d.0)
+        .collect();
+    if kept.len() < MIN_PERIODS {
+        return None;
+    }
+    kept.sort_by(f64::total_cmp);
+    let n = kept.len();
+    let median = if n % 2 == 1 {
+        kept[n / 2]
+    } else {
+        (kept[n / 2 - 1] + kept[n / 2]) / 2.0
+    };
+    Some((median.max(0.0), n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(ms: f64, est: f64) -> Period {
+        Period {
+            ms,
+            est_ms: est,
+            est_ticks_ms: est + 50.0,
+        }
+    }
+
+    #[test]
+    fn only_answered_idle_heartbeats_make_periods() {
+        let mut h = HbPeriod::default();
+        let s = 1_000_000_000i64;
+        let est = (Some(60.0), Some(120.0));
+        h.sent(0, 0, est);
+        h.acked(0);
+        h.sent(s + 100_000_000, 0, est); // 1.1 s after an answered one, no DATA: a period
+                                         // Unanswered: the next one is later (RTO backed off) and no period.
+        h.sent(3 * s, 0, est);
+        h.acked(s + 100_000_000); // a late answer to an older one changes nothing
+        h.sent(4 * s + 200_000_000, 0, est);
+        h.acked(4 * s + 200_000_000);
+        // DATA went to the destination in between: no period either.
+        h.sent(5 * s + 300_000_000, 5, est);
+        h.acked(5 * s + 300_000_000);
+        h.sent(6 * s + 400_000_000, 5, (None, None));
+        let want = Period {
+            ms: 1100.0,
+            est_ms: 60.0,
+            est_ticks_ms: 120.0,
+        };
+        assert_eq!(h.periods(), &[want, want]);
+        assert_eq!(h.sent, 6);
+        assert_eq!(h.dist().unwrap().n, 2);
+    }
+
+    #[test]
+    fn the_interval_is_the_period_less_the_rto_of_its_time() {
+        // Linux lab runs: hb_interval 1000 ms, RTO.min 100 ms, periods 1.2 s (timer wheel).
+        let lab = [p(1200.0, 60.0), p(1200.0, 60.0)];
+        assert_eq!(interval_ms(&lab, 100.0, false), Some((1100.0, 2)));
+        // In ticks the estimate (110 ms) is above the floor.
+        assert_eq!(interval_ms(&lab, 100.0, true), Some((1090.0, 2)));
+        assert_eq!(interval_ms(&lab[..1], 100.0, false), None);
+        // The RTO of each period's own time: a backed-off estimate of 400 ms is taken off.
+        assert_eq!(
+            interval_ms(&[p(1400.0, 400.0), p(1300.0, 300.0)], 30.0, false),
+            Some((1000.0, 2))
+        );
+        // A skipped probe (5 s among 1.1-1.2 s periods) is left out.
+        assert_eq!(
+            interval_ms(
+                &[
+                    p(1100.0, 50.0),
+                    p(5048.0, 50.0),
+                    p(1150.0, 50.0),
+                    p(1200.0, 50.0)
+                ],
+                100.0,
+                false
+            ),
+            Some((1050.0, 3))
+        );
+    }
+}
