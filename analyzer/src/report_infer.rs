@@ -345,9 +345,12 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     // more of the RTO assumed than of the interval (a floor taken from expiries may be far off).
     let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
     let interval = found.map(|(h, _)| h);
+    let linux = a.stack.report(s).name.as_deref() == Some("linux");
     match (&floor, found) {
         (Some((_, from)), Some((h, kept))) => ev.push_str(&format!(
-            ": heartbeat interval about {h:.0} ms, the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+            ": heartbeat interval about {h:.0} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+            crate::infer::settings::hb_interval_default(linux, h),
+            crate::infer::settings::hb_interval(linux),
             if kept < periods.len() {
                 format!(
                     " over {kept} of them (the others lost or skipped a probe: more than one RTO longer)"
@@ -367,7 +370,6 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let mut dead = None;
     if let (Some((f, _)), Some(h)) = (&floor, interval) {
         let sum = a.infer.summary[s].as_ref();
-        let linux = a.stack.report(s).name.as_deref() == Some("linux");
         let est = if ticks {
             d.est_rto_coarse_ms()
         } else {

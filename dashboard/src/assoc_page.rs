@@ -1,6 +1,7 @@
 //! The association page: endpoints, paths, the diagnosis (how the association ended, failovers),
 //! the lifecycle events, timers and charts. Every figure comes from the stored `CaptureReport`.
 
+use analyzer::infer::settings as set;
 use analyzer::report::AssocReport;
 use analyzer::report_infer::DirectionReport;
 use askama::Template;
@@ -70,6 +71,9 @@ pub struct FailoverRow {
     pub filter: String,
     /// The rule that moved the new DATA, in words ("" when unknown).
     pub policy: String,
+    /// The T3-rtx expiries on the old destination from the outage's start to the failover,
+    /// each with its observed RTO and backoff (RFC 9260 6.3.3).
+    pub chain: Vec<String>,
 }
 
 pub struct EndpointRow {
@@ -142,6 +146,31 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
         None => NONE.to_string(),
     };
     let rx = &d.retransmissions;
+    // Linux defaults named with their knobs (analyzer::infer::settings).
+    let is_linux = |e: usize| {
+        a.endpoints
+            .get(e)
+            .is_some_and(|x| x.stack.name.as_deref() == Some("linux"))
+    };
+    let (me, peer) = (usize::from(d.sender), 1 - usize::from(d.sender & 1));
+    let sack_delay = match d.sack_delay_ms {
+        Some(x) => format!(
+            "{}{} — {}",
+            dist(Some(x)),
+            set::sack_delay_default(is_linux(peer), x.median),
+            set::sack_delay(is_linux(peer))
+        ),
+        None => NONE.into(),
+    };
+    let rto_min = match d.rto_min_ms {
+        Some(v) => format!(
+            "{}{} — {}",
+            ev(Some(v), d.rto_min_evidence),
+            set::rto_min_default(is_linux(me), v),
+            set::rto_min(is_linux(me))
+        ),
+        None => NONE.into(),
+    };
     DirView {
         sender: d.sender,
         title: dir_label(a, d.sender),
@@ -162,7 +191,7 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
                 ),
             ),
             ("base RTT (ms)".into(), ms(d.base_rtt_ms)),
-            ("SACK delay (ms)".into(), dist(d.sack_delay_ms)),
+            ("SACK delay (ms)".into(), sack_delay),
             (
                 "SACK every (packets)".into(),
                 d.sack_every.map_or(NONE.into(), |v| round(v, 2)),
@@ -173,7 +202,7 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
                 d.sacks_per_data_packet.map_or(NONE.into(), |v| round(v, 3)),
             ),
             ("I-bit share".into(), pct(Some(d.ibit_share))),
-            ("RTO.min (ms)".into(), ev(d.rto_min_ms, d.rto_min_evidence)),
+            ("RTO.min (ms)".into(), rto_min),
             ("RTO.max (ms)".into(), ev(d.rto_max_ms, d.rto_max_evidence)),
             (
                 "RTO.initial (ms)".into(),
@@ -361,6 +390,24 @@ pub async fn association(
             frame: f.frame,
             outage_frame: opt(f.outage_frame),
             filter: f.filter.clone(),
+            chain: d
+                .timeouts
+                .iter()
+                .filter(|t| t.path == f.from && t.t_s <= f.t_s)
+                .filter(|t| f.outage_start_s.is_none_or(|o| t.t_s >= o))
+                .map(|t| {
+                    format!(
+                        "{} s: RTO {} ms (backoff {}, timer started by {}), {} chunk{} resent to {}",
+                        secs(t.t_s),
+                        t.observed_rto_ms.map_or(NONE.into(), |r| round(r, 1)),
+                        t.backoff,
+                        t.timer_start,
+                        t.chunks,
+                        if t.chunks == 1 { "" } else { "s" },
+                        t.to
+                    )
+                })
+                .collect(),
         })
         .collect();
     let senders: Vec<u8> = a.directions.iter().map(|d| d.sender).collect();

@@ -4,6 +4,7 @@
 pub mod direction;
 pub mod events;
 pub mod heartbeat;
+pub mod settings;
 pub mod stats;
 pub mod summary;
 pub mod whatif;

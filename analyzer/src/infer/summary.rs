@@ -332,6 +332,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     }
     let sd_ms = sack_delay.map(|d| d.median);
     let hb_gap_min_ms = inf.hb_gap_min_ns.map(|g| g as f64 / 1e6);
+    let peer_linux = inf.tick_estimator[1 - s] == Some(true);
     let dir = &mut inf.dirs[s];
     diagnose_failovers(
         dir,
@@ -341,6 +342,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         rto_min_ms,
         hb_gap_min_ms,
         tick_estimator,
+        peer_linux,
     );
     let claims: Vec<u32> = dir
         .failovers
@@ -578,7 +580,9 @@ fn diagnose_failovers(
     rto_min_ms: Option<f64>,
     hb_gap_min_ms: Option<f64>,
     tick_estimator: Option<bool>,
+    peer_linux: bool,
 ) {
+    let linux = (tick_estimator == Some(true), peer_linux);
     for fi in 0..dir.failovers.len() {
         let f = dir.failovers[fi].clone();
         let from = f.from;
@@ -650,7 +654,8 @@ fn diagnose_failovers(
                 .filter(|r| r.spurious.is_some())
                 .filter_map(|r| r.acked_ns.map(|a| (a - r.orig_t_ns) as f64 / 1e6))
                 .collect();
-            classify(dir, &f, start, base_rtt_ms, sd_ms, rto, median(&lat), pmr)
+            let ack_ms = median(&lat);
+            classify(dir, &f, start, base_rtt_ms, sd_ms, rto, ack_ms, pmr, linux)
         } else if vantage != Vantage::Sender {
             // The old path's silence and the expiry chain are seen at the sender.
             (None, None)
@@ -760,12 +765,8 @@ fn path_failure(
                 expiries: 1,
             };
             alts.push(format!(
-                "with PF (pf_retrans 0{}): about {:.2} s",
-                if linux {
-                    ": net.sctp.pf_enable 1, net.sctp.pf_retrans 0 or SCTP_PEER_ADDR_THLDS"
-                } else {
-                    ""
-                },
+                "with PF (pf_retrans 0: {}): about {:.2} s",
+                super::settings::pf(linux),
                 super::whatif::predict(&o, &s) / 1e3
             ));
         }
@@ -774,19 +775,10 @@ fn path_failure(
                 rto_min_ms: ALT_RTO_MIN_MS,
                 expiries: n,
             };
-            let default = linux && (950.0..=1150.0).contains(&r0);
             alts.push(format!(
-                "with RTO.min {ALT_RTO_MIN_MS:.0} ms instead of {}{}: about {:.2} s",
-                if default {
-                    "the Linux default 1 s".to_string()
-                } else {
-                    format!("{r0:.0} ms")
-                },
-                if linux {
-                    " (net.sctp.rto_min or SCTP_RTOINFO srto_min)"
-                } else {
-                    " (SCTP_RTOINFO srto_min)"
-                },
+                "with RTO.min {ALT_RTO_MIN_MS:.0} ms instead of {r0:.0} ms{} ({}): about {:.2} s",
+                super::settings::rto_min_default(linux, r0),
+                super::settings::rto_min(linux),
                 super::whatif::predict(&o, &s) / 1e3
             ));
         }
@@ -814,7 +806,9 @@ fn classify(
     rto_ms: Option<f64>,
     delivered_ack_ms: Option<f64>,
     pmr: Option<u32>,
+    (linux, peer_linux): (bool, bool),
 ) -> (Option<&'static str>, Option<String>) {
+    use super::settings as set;
     let originals_delivered = delivered_ack_ms.is_some();
     let base = base_rtt_ms.unwrap_or(0.0);
     let rto = rto_ms.unwrap_or(f64::NAN);
@@ -827,11 +821,15 @@ fn classify(
         .filter(|r| r.t_ns >= start - 500_000_000 && r.t_ns <= f.t_ns + 3_000_000_000)
         .map(|r| r.rtt_ns as f64 / 1e6)
         .fold(f64::NAN, f64::max);
-    let mut spiked =
-        spike.is_finite() && spike > (3.0 * base).max(if rto.is_finite() { rto } else { 0.0 });
+    // RTTs are only seen at the sender vantage (`base_rtt_ms` is None elsewhere): at the
+    // receiver, request-to-answer times are the peer's processing, not a path's RTT.
+    let rtt_seen = base_rtt_ms.is_some();
+    let mut spiked = rtt_seen
+        && spike.is_finite()
+        && spike > (3.0 * base).max(if rto.is_finite() { rto } else { 0.0 });
     // The delivered originals were acknowledged far later than RTT + SACK delay can explain
     // (RFC 9260 6.2: the SACK delay is at most 500 ms; 200 ms is the usual default).
-    if let Some(l) = delivered_ack_ms {
+    if let Some(l) = delivered_ack_ms.filter(|_| rtt_seen) {
         let explained = base + sd_ms.unwrap_or(200.0);
         if l > 1.5 * explained && l > base + 20.0 {
             spiked = true;
@@ -845,12 +843,14 @@ fn classify(
         return (
             Some("rtt_spike"),
             Some(format!(
-                "RTT on {} rose from {} ms to {} ms, above the RTO ({} ms): raise RTO.min above {} ms or Path.Max.Retrans so that a delay spike does not fail over",
+                "RTT on {} rose from {} ms to {} ms, above the RTO ({} ms): raise RTO.min above {} ms ({}) or Path.Max.Retrans ({}) so that a delay spike does not fail over",
                 dir.dsts[f.from as usize].addr,
                 fmt(base),
                 fmt(spike),
                 if rto.is_finite() { fmt(rto) } else { "?".into() },
-                fmt(spike)
+                fmt(spike),
+                set::rto_min(linux),
+                set::path_max_retrans(linux)
             )),
         );
     }
@@ -860,7 +860,7 @@ fn classify(
     };
     if sd_explains && originals_delivered {
         let sd_txt = sd_ms.map_or("longer than the RTO".to_string(), |sd| {
-            format!("{} ms", fmt(sd))
+            format!("{} ms{}", fmt(sd), set::sack_delay_default(peer_linux, sd))
         });
         let rto_txt = if rto.is_finite() {
             fmt(rto)
@@ -870,8 +870,10 @@ fn classify(
         return (
             Some("sack_delay_exceeds_rto"),
             Some(format!(
-                "the peer's SACK delay ({sd_txt}) exceeds this sender's RTO ({rto_txt} ms): set the I-bit (RFC 7053, SACK-IMMEDIATELY) on DATA when RTO < peer SACK delay, or lower the peer's SACK delay below {rto_txt} ms, or raise RTO.min above RTT + SACK delay ({} ms)",
-                sd_ms.map_or("?".to_string(), |sd| fmt(sd + base))
+                "the peer's SACK delay ({sd_txt}) exceeds this sender's RTO ({rto_txt} ms): set the I-bit (RFC 7053, SACK-IMMEDIATELY) on DATA when RTO < peer SACK delay, or lower the peer's SACK delay below {rto_txt} ms ({}), or raise RTO.min above RTT + SACK delay ({} ms; {})",
+                set::sack_delay(peer_linux),
+                sd_ms.map_or("?".to_string(), |sd| fmt(sd + base)),
+                set::rto_min(linux)
             )),
         );
     }
@@ -879,8 +881,9 @@ fn classify(
         return (
             Some("pmr_too_low"),
             Some(format!(
-                "{} timeout(s) on a working path were enough to fail over: raise Path.Max.Retrans",
-                f.timeouts.len()
+                "{} timeout(s) on a working path were enough to fail over: raise Path.Max.Retrans ({})",
+                f.timeouts.len(),
+                set::path_max_retrans(linux)
             )),
         );
     }
