@@ -297,11 +297,13 @@ impl Association {
     /// unknown stays unknown). Called before the inference is finished.
     pub fn timer_model_from_stack(&mut self) {
         for ep in 0..2 {
-            self.infer.tick_estimator[ep] = match self.stack.report(ep).name.as_deref() {
+            let name = self.stack.report(ep).name.as_deref();
+            self.infer.tick_estimator[ep] = match name {
                 Some("linux") => Some(true),
                 Some(_) => Some(false),
                 None => None,
             };
+            self.infer.no_t3_restart[ep] = name == Some("usrsctp");
         }
     }
 

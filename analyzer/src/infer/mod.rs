@@ -68,6 +68,9 @@ pub struct AssocInfer {
     /// usrsctp / dcsctp: false; unknown: None). Set from the endpoint's identified stack before
     /// `finish`.
     pub tick_estimator: [Option<bool>; 2],
+    /// Set for an endpoint whose stack does not restart T3-rtx on a SACK (usrsctp / FreeBSD),
+    /// from its INIT / INIT-ACK (`Association::timer_model_from_stack`).
+    pub no_t3_restart: [bool; 2],
     /// Summaries per direction, filled by `finish`.
     pub summary: [Option<DirSummary>; 2],
     finished: bool,
