@@ -14,6 +14,8 @@ cd "$work"
 # lab-abort.patch: sctpgen -A / gen.sh ABORT_AT (client abort with a reason); binaries are built
 # in the temp dir, so the patched sctpgen never lands in the lab's shared build cache.
 patch -s -p1 < "$here/lab-abort.patch"
+# lab-stopread.patch: sctpgen -R / gen.sh STOP_READ_AT (the server stops reading: zero window).
+patch -s -p1 < "$here/lab-stopread.patch"
 export LAB_BIN="$work/bin"
 pat=${1:-.}
 run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
@@ -54,6 +56,12 @@ run abort_p20 "ABORT_AT=2.01 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path f
 # restarts (SCTP_RESTART), the new one sends for 2.5 s and shuts down.
 run restart_short_p20 "RESTART_AT=2 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path failure; the client process dies after 2 s of sending, a new client restarts the association 0.5 s later (same addresses and ports)\", $T, \"end\": {\"kind\": \"restarted\", \"by\": \"client\"}}" \
   40 100 2 20 20 -1 5
+# Zero window: paced 10 ms, 1000-byte messages, no path failure; 0.3 s after the first message
+# the server stops reading (sctpgen -R, lab-stopread.patch): its receive buffer fills, the
+# window it advertises falls to nothing and the client can only probe it (RFC 9260 6.1 A) until
+# it gives up. The `zero_window` stall of issue 15.
+run zerowin_p10 "STOP_READ_AT=0.3 MSGLEN=1000 VERBOSE=0" "{\"scenario\": \"paced 10 ms, 1000-byte messages, no path failure; the server stops reading 0.3 s after the first message\", $T, \"stall\": {\"cause\": \"zero_window\", \"by\": \"server\"}}" \
+  40 100 2 20 10 -1 2
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3

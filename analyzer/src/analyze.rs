@@ -554,6 +554,7 @@ impl<'o> Pass<'o> {
             checksum_ok,
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
             ttl: item.ttl,
+            len: bytes.len() as u32 + item.missing,
         };
         self.release_held(ts_ns);
         // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").
@@ -790,6 +791,9 @@ impl<'o> Pass<'o> {
             }
             if crate::streams::Streams::wants(view.ctype) {
                 assoc.streams.chunk(ctx, sender, view, c);
+            }
+            if crate::stalls::Stalls::wants(view.ctype) {
+                assoc.stalls.chunk(ctx, sender, c);
             }
         }
         if matches!(

@@ -29,6 +29,7 @@ pub mod sctp;
 pub mod serial;
 pub mod stack;
 mod stage;
+pub mod stalls;
 pub mod streams;
 pub mod synth;
 pub mod tcp;

@@ -19,6 +19,9 @@ pub struct PacketCtx {
     pub udp_encap: bool,
     /// IPv4 TTL / IPv6 hop limit.
     pub ttl: u8,
+    /// SCTP packet length (common header and chunks) as sent: the captured bytes and any the
+    /// snap length cut off.
+    pub len: u32,
 }
 
 /// The capture's time origin: every `*_s` figure is relative to its first frame.

@@ -242,6 +242,9 @@ pub struct AssocReport {
     /// endpoint OS / MIS and the streams it may use). Boxed: the report stays small.
     #[serde(flatten)]
     pub stream_summary: Box<crate::streams::AssocStreamsReport>,
+    /// A stall (`directions[i].stalls`) lasted to the association's last packet (issue 15).
+    #[serde(default)]
+    pub stalled: bool,
 }
 
 /// The lifecycle report of an association with the stream events (`invalid_stream`,
@@ -404,6 +407,7 @@ impl AssocReport {
                 a.streams
                     .assoc_report([a.endpoints[0].port, a.endpoints[1].port]),
             ),
+            stalled: a.stalls.stalled_at_end(),
         }
     }
 }

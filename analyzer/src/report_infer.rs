@@ -111,6 +111,10 @@ pub struct DirectionReport {
     /// Messages on streams past the 1024 tracked per direction.
     #[serde(default)]
     pub streams_untracked_messages: u64,
+    /// Zero windows, path MTU black holes and frozen cumulative acks of this direction
+    /// (`stalls`, issue 15).
+    #[serde(default)]
+    pub stalls: Vec<crate::stalls::StallReport>,
 }
 
 /// Per-path inference figures, merged into the path rows.
@@ -260,6 +264,13 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                 .collect(),
             streams: a.streams.direction(c, s as u8),
             streams_untracked_messages: a.streams.untracked_messages(s as u8),
+            stalls: a.stalls.report(
+                c,
+                s as u8,
+                stall_rto_ms(a, s),
+                a.last_ns,
+                [a.endpoints[0].vtag, a.endpoints[1].vtag],
+            ),
         });
     }
     out
@@ -286,6 +297,28 @@ pub fn path_infer(a: &Association, sender: u8, dst: std::net::IpAddr) -> PathInf
     }
 }
 
+/// The sender's RTO for the max(1 s, 3 RTO) of a frozen cumulative ack: its longest observed
+/// first-expiry RTO, else the claimed RTO.min with its destinations' largest estimate.
+pub(crate) fn stall_rto_ms(a: &Association, s: usize) -> Option<f64> {
+    let dir = &a.infer.dirs[s];
+    let observed = dir
+        .timeouts
+        .iter()
+        .filter(|t| t.backoff == 0)
+        .filter_map(|t| t.observed_rto_ns)
+        .max()
+        .map(ms);
+    observed.or_else(|| {
+        let min = a.infer.summary[s].as_ref()?.rto_min_ms?;
+        let est = dir
+            .dsts
+            .iter()
+            .filter_map(|d| d.est_rto_ms())
+            .fold(0.0, f64::max);
+        Some(min.max(est))
+    })
+}
+
 /// The floor of the sender's RTO (RTO.min) as far as the trace tells: the claimed RTO.min, else
 /// the shortest observed RTO of a first expiry (backoff 0, max(RTO.min, estimate) then). With
 /// where it came from.
@@ -295,6 +328,10 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
     if let Some(min) = sum.and_then(|x| x.rto_min_ms) {
         return Some((min, format!("the inferred RTO.min {min:.0} ms")));
     }
+    // Expiries are timed where the timer runs: at the sender only.
+    if sum.is_none_or(|x| x.vantage != Vantage::Sender) {
+        return None;
+    }
     // FreeBSD / usrsctp do not restart T3-rtx on a SACK (`summary::apply_timer_model`).
     let no_restart = sum.and_then(|x| x.t3_restart_on_sack) == Some(false)
         || a.stack.report(s).name.as_deref() == Some("usrsctp");
@@ -303,11 +340,16 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
         .iter()
         .filter(|t| t.backoff == 0)
         .filter_map(|t| {
-            if no_restart {
+            let o = if no_restart {
                 t.observed_rto_nr_ns
             } else {
                 t.observed_rto_ns
-            }
+            }?;
+            // An RTO is at least the RFC 9260 6.3.1 estimate: an expiry sooner than that is no
+            // T3-rtx measure (a window probe of a closed window, RFC 9260 6.1 A).
+            t.est_rto_ms
+                .is_some_and(|e| o as f64 / 1e6 >= 0.9 * e)
+                .then_some(o)
         })
         .min()
         .map(|r| {

@@ -310,6 +310,23 @@ fn render_assoc(s: &mut String, a: &AssocReport) {
             .map_or(String::new(), |h| format!(" ({h:.3} ms)")),
         if a.aborted { ", ABORTED" } else { "" }
     );
+    if a.stalled {
+        let _ = writeln!(s, "    STALLED at the end (see the stalls below)");
+    }
+    for d in &a.directions {
+        for st in &d.stalls {
+            let _ = writeln!(
+                s,
+                "    stall of endpoint {}'s DATA: {} at {:.3} s{}: {}",
+                d.sender,
+                st.cause,
+                st.t_s,
+                st.end_s
+                    .map_or(" (to the end)".to_string(), |e| format!(" to {e:.3} s")),
+                st.evidence
+            );
+        }
+    }
     render_stacks(s, a);
     let l = &a.lifecycle;
     let causes: Vec<String> = l

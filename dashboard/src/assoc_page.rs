@@ -117,6 +117,27 @@ pub struct AssocPage {
     pub streams: StreamsSection,
     /// Invalid streams and missing PPIDs (diagnosis).
     pub problems: Vec<StreamProblem>,
+    /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15), in words.
+    pub stalls: Vec<StallRow>,
+}
+
+pub struct StallRow {
+    pub sender: u8,
+    pub cause: String,
+    /// The cause's identifier (`data-cause`).
+    pub kind: String,
+    pub when: String,
+    pub evidence: String,
+    pub filter: String,
+}
+
+fn stall_words(cause: &str) -> String {
+    match cause {
+        "zero_window" => "the receiver's window closed (zero window)".into(),
+        "pmtu_black_hole" => "large packets dropped on the path (path MTU black hole)".into(),
+        "frozen_cum_ack" => "the cumulative ack stopped moving (frozen receiver)".into(),
+        other => other.into(),
+    }
 }
 
 fn dir_label(a: &AssocReport, s: u8) -> String {
@@ -347,8 +368,17 @@ pub async fn association(
         Some(v) => format!("{} — {v}", a.bad_checksums),
         None => a.bad_checksums.to_string(),
     };
+    let stall_count: usize = a.directions.iter().map(|d| d.stalls.len()).sum();
     let head = vec![
         ("ended".into(), ended.text),
+        (
+            "stalls".into(),
+            match (a.stalled, stall_count) {
+                (true, n) => format!("STALLED at the end ({n} stall(s))"),
+                (false, 0) => "none".into(),
+                (false, n) => format!("{n}, all over before the end"),
+            },
+        ),
         (
             "handshake started".into(),
             yes(a.lifecycle.handshake_started),
@@ -442,6 +472,23 @@ pub async fn association(
         after_end_packets: a.lifecycle.after_end_packets,
         streams: streams_view::streams_section(a),
         problems: streams_view::stream_problems(a),
+        stalls: a
+            .directions
+            .iter()
+            .flat_map(|d| {
+                d.stalls.iter().map(move |st| StallRow {
+                    sender: d.sender,
+                    cause: stall_words(&st.cause),
+                    kind: st.cause.clone(),
+                    when: match st.end_s {
+                        Some(e) => format!("{} s to {} s", secs(st.t_s), secs(e)),
+                        None => format!("from {} s to the end", secs(st.t_s)),
+                    },
+                    evidence: st.evidence.clone(),
+                    filter: st.filter.clone(),
+                })
+            })
+            .collect(),
     }
     .into_response())
 }

@@ -1,7 +1,8 @@
 //! A Linux kernel failover through the whole router (sample traces `lk_*`, copied from the
 //! Linux lab): the failover card shows its cause, the expiry chain with each observed RTO and the
 //! what-if figures with the Linux default and its knobs named (sysctl and socket option); the
-//! direction facts name them too; the paths table shows the heartbeat period / interval.
+//! direction facts name them too; the paths table shows the heartbeat period / interval. And the
+//! zero-window lab run's stall (usrsctp sample `zerowin_p10`).
 
 use std::path::Path;
 
@@ -100,4 +101,24 @@ async fn a_linux_rfc_failover_shows_pf_what_if_and_the_heartbeat_interval() {
     assert!(paths.contains(&format!(" / {}", h.round())), "{paths}");
     assert!(paths.contains("title=\""), "{paths}");
     assert!(paths.contains("dead idle path noticed in"), "{paths}");
+}
+
+/// The lab's zero-window run (usrsctp; the server stops reading): the headline says stalled,
+/// the diagnosis shows the stall in words with its evidence and filter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zero_window_stall_is_in_the_headline_and_the_diagnosis() {
+    let (a, text) = page("zerowin_p10").await;
+    assert_eq!(a["stalled"], true, "{a}");
+    let st = &a["directions"][0]["stalls"][0];
+    assert_eq!(st["cause"], "zero_window");
+    let head = element(&text, "<dl class=\"headline\">", "</dl>");
+    assert!(head.contains("STALLED at the end (1 stall(s))"), "{head}");
+    let card = element(&text, "data-cause=\"zero_window\"", "</div>");
+    assert!(
+        card.contains("the receiver's window closed (zero window)"),
+        "{card}"
+    );
+    assert!(card.contains("to the end"), "{card}");
+    assert!(card.contains(st["evidence"].as_str().unwrap()), "{card}");
+    assert!(card.contains(st["filter"].as_str().unwrap()), "{card}");
 }

@@ -102,6 +102,8 @@ pub struct Association {
     pub stack: crate::stack::Stacks,
     /// Negotiated streams, per-stream counts, PPIDs and upper layer.
     pub streams: crate::streams::Streams,
+    /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15).
+    pub stalls: crate::stalls::Stalls,
 }
 
 impl Association {
@@ -132,6 +134,7 @@ impl Association {
             lifecycle: crate::lifecycle::Lifecycle::default(),
             stack: crate::stack::Stacks::default(),
             streams: crate::streams::Streams::default(),
+            stalls: crate::stalls::Stalls::default(),
         }
     }
 
@@ -356,6 +359,7 @@ mod tests {
             checksum_ok: Some(true),
             udp_encap: false,
             ttl: 64,
+            len: 100,
         };
         let ep = || Endpoint::new(1, None, addr);
         let mut a = Association::new(0, &ctx, [ep(), ep()]);

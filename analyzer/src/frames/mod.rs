@@ -59,6 +59,10 @@ pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
             df: lifecycle::events(c, &life)?,
         },
         Table {
+            name: "stalls",
+            df: stalls(c)?,
+        },
+        Table {
             name: "paths",
             df: paths(c)?,
         },
@@ -440,4 +444,56 @@ pub fn scan_partitioned(dir: &Path, table: &str) -> PolarsResult<DataFrame> {
         ..Default::default()
     };
     LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), args)?.collect()
+}
+
+/// One row per stall (issue 15) of every direction: cause, start / end (null: to the end),
+/// frames, evidence and display filter.
+fn stalls(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let tb = crate::packet::TimeBase {
+        first_ns: c.first_ns,
+    };
+    let rows: Vec<(u32, u32, crate::stalls::StallReport)> = c
+        .associations
+        .iter()
+        .flat_map(|a| {
+            (0..2u8).flat_map(move |s| {
+                a.stalls
+                    .report(
+                        tb,
+                        s,
+                        crate::report_infer::stall_rto_ms(a, usize::from(s)),
+                        a.last_ns,
+                        [a.endpoints[0].vtag, a.endpoints[1].vtag],
+                    )
+                    .into_iter()
+                    .map(move |r| (a.id as u32, u32::from(s), r))
+            })
+        })
+        .collect();
+    DataFrame::new_infer_height(vec![
+        col("capture", vec![c.file.as_str(); rows.len()]),
+        col("assoc", rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+        col("sender", rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+        col(
+            "cause",
+            rows.iter().map(|r| r.2.cause.clone()).collect::<Vec<_>>(),
+        ),
+        col("t_s", rows.iter().map(|r| r.2.t_s).collect::<Vec<_>>()),
+        col("end_s", rows.iter().map(|r| r.2.end_s).collect::<Vec<_>>()),
+        col("frame", rows.iter().map(|r| r.2.frame).collect::<Vec<_>>()),
+        col(
+            "end_frame",
+            rows.iter().map(|r| r.2.end_frame).collect::<Vec<_>>(),
+        ),
+        col(
+            "evidence",
+            rows.iter()
+                .map(|r| r.2.evidence.clone())
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "filter",
+            rows.iter().map(|r| r.2.filter.clone()).collect::<Vec<_>>(),
+        ),
+    ])
 }

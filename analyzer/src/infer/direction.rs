@@ -153,6 +153,10 @@ impl DstState {
 #[derive(Debug, Clone, Default)]
 pub struct DirInfer {
     pub dsts: Vec<DstState>,
+    /// The smallest DATA chunk payload sent (0: none yet).
+    min_payload: u32,
+    /// The peer's latest SACK advertised a window below it (RFC 9260 6.1 A).
+    peer_window_closed: bool,
     tsns: VecDeque<TsnEntry>,
     base_tsn: u32,
     cum_ack: Option<u32>,
@@ -261,6 +265,10 @@ impl DirInfer {
         }
         self.first_ns.get_or_insert(ctx.ts_ns);
         self.data_chunks += 1;
+        self.min_payload = match self.min_payload {
+            0 => d.payload_len,
+            m => m.min(d.payload_len),
+        };
         if d.flag_i {
             self.ibit_chunks += 1;
             self.cur_pkt_ibit = true;
@@ -595,6 +603,13 @@ impl DirInfer {
             Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
             _ => (None, TimerStart::Unknown),
         };
+        // RFC 9260 6.1 A: with the peer's window closed the sender only probes it, and when its
+        // timer started is not in the trace (a probe is no first transmission from idle).
+        let (start_ns, kind, nr_ns, nr_kind) = if self.peer_window_closed {
+            (None, TimerStart::Unknown, None, TimerStart::Unknown)
+        } else {
+            (start_ns, kind, nr_ns, nr_kind)
+        };
         let backoff = dst.consecutive_timeouts;
         let est_rto_ms = dst.est_rto_ms();
         let est_rto_coarse_ms = dst.est_rto_coarse_ms();
@@ -660,6 +675,8 @@ impl DirInfer {
         hb_flush: bool,
     ) {
         self.sacks += 1;
+        // RFC 9260 6.1 A: a window below the smallest DATA chunk sent takes none.
+        self.peer_window_closed = s.a_rwnd < self.min_payload.max(1);
         let from = self.dst(ctx.src);
         self.dsts[from as usize].last_sack_from_ns = Some(ctx.ts_ns);
         let mut newly_pkts = 0u32;

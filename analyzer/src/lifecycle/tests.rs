@@ -34,6 +34,7 @@ pub(super) fn ctx(frame: u64, ms: f64, sender: u8, vtag: u32) -> PacketCtx {
         checksum_ok: Some(true),
         udp_encap: false,
         ttl: 64,
+        len: 100,
     }
 }
 

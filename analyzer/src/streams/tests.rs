@@ -36,6 +36,7 @@ fn ctx(frame: u64, ms: f64, sender: u8, port1: u16) -> PacketCtx {
         checksum_ok: Some(true),
         udp_encap: false,
         ttl: 64,
+        len: 100,
     }
 }
 

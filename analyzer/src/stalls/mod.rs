@@ -1,0 +1,348 @@
+//! Stalled associations (METRICS.md is silent; issue 15 "Stalled associations"): episodes in
+//! which the association is alive, the peer still answering, but a direction's data does not
+//! move:
+//! - `zero_window`: the receiver advertises a window below one DATA packet while the sender has
+//!   data outstanding or probes it (RFC 9260 6.1 rule A: only a zero-window probe may go);
+//! - `pmtu_black_hole`: one DATA packet larger than any the peer ever acknowledged is sent again
+//!   and again (three times or more) while the peer keeps answering smaller ones (SACKs): the
+//!   path drops packets above some size (RFC 4821 / RFC 8899 path MTU discovery);
+//! - `frozen_cum_ack`: SACKs keep arriving (three or more) but the cumulative TSN ack does not
+//!   advance for longer than max(1 s, 3 RTO) while DATA is outstanding, and they report nothing
+//!   received beyond it (no gap blocks: not loss recovery waiting for a retransmission) — a
+//!   receiver that stopped taking data, a peer stack fault.
+//!
+//! Fed the DATA / I-DATA and SACK / NR-SACK chunks of one association by the tracker
+//! (`Stalls::wants`); knows nothing of the other analyses. The RTO part of the `frozen_cum_ack`
+//! threshold is applied when the report is made (`report`), from the timer inference.
+
+mod report;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+pub use report::StallReport;
+
+use crate::packet::PacketCtx;
+use crate::sctp::{types, Chunk};
+use crate::serial;
+
+/// The least time a frozen cumulative ack must last (the RTO part comes at report time).
+pub const MIN_FROZEN_NS: i64 = 1_000_000_000;
+/// SACKs that must arrive without advancing the cumulative ack for a `frozen_cum_ack`.
+const FROZEN_SACKS: u32 = 3;
+/// Sends of one large DATA packet that make a `pmtu_black_hole`.
+const BLACK_HOLE_SENDS: u32 = 3;
+/// A closed zero-window episode is kept when it took at least this long or this many SACKs.
+const MIN_ZERO_NS: i64 = 100_000_000;
+const MIN_ZERO_SACKS: u32 = 2;
+/// Episodes kept per association (later ones are counted in `dropped`).
+pub const MAX_EPISODES: usize = 32;
+/// Recent DATA packets remembered per direction until the cumulative ack covers them.
+const PACKETS_KEPT: usize = 512;
+
+/// Why a direction stalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    ZeroWindow,
+    PmtuBlackHole,
+    FrozenCumAck,
+}
+
+impl Cause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::ZeroWindow => "zero_window",
+            Cause::PmtuBlackHole => "pmtu_black_hole",
+            Cause::FrozenCumAck => "frozen_cum_ack",
+        }
+    }
+}
+
+/// One stall of one direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Episode {
+    /// The DATA sender whose data stalled.
+    pub sender: u8,
+    pub cause: Cause,
+    pub start_ns: i64,
+    pub frame: u64,
+    /// None while it lasts (at the capture's end: still stalled).
+    pub end: Option<(i64, u64)>,
+    /// SACKs from the peer during the episode.
+    pub sacks: u32,
+    /// DATA packets sent during it (zero-window probes, the large packet's sends).
+    pub data_sends: u32,
+    /// zero_window: the smallest window advertised; frozen_cum_ack: the cumulative TSN ack.
+    pub value: u32,
+    /// pmtu_black_hole: the large packet's size and the largest one ever acknowledged, bytes.
+    pub size: u32,
+    pub acked_max: u32,
+}
+
+/// A large DATA packet sent more than once and never acknowledged.
+#[derive(Debug, Clone, Copy)]
+struct Big {
+    tsn: u32,
+    size: u32,
+    first_ns: i64,
+    first_frame: u64,
+    sends: u32,
+    /// The peer sent a SACK since its first send.
+    answered: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Dir {
+    highest: Option<u32>,
+    cum: Option<u32>,
+    /// When the cumulative ack last advanced (or was first seen).
+    advanced: Option<(i64, u64)>,
+    sacks_since: u32,
+    /// Index in `episodes` of the open episode of each cause.
+    open: [Option<usize>; 3],
+    /// (last TSN, SCTP length) of DATA packets not yet covered by the cumulative ack.
+    packets: VecDeque<(u32, u32)>,
+    last_frame: u64,
+    /// The largest DATA packet the peer acknowledged, bytes.
+    acked_max: u32,
+    /// The smallest DATA chunk payload sent: a window below it takes no packet.
+    min_payload: Option<u32>,
+    big: Option<Big>,
+    /// The first SACK of the current closed window (RFC 9260 6.1 A), while it stays closed.
+    closed_since: Option<(i64, u64, u32)>,
+}
+
+impl Dir {
+    fn outstanding(&self) -> bool {
+        match (self.highest, self.cum) {
+            (Some(h), Some(c)) => serial::gt(h, c),
+            (Some(_), None) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The stall detector of one association.
+#[derive(Debug, Clone, Default)]
+pub struct Stalls {
+    dirs: [Dir; 2],
+    episodes: Vec<Episode>,
+    pub dropped: u32,
+}
+
+fn slot(c: Cause) -> usize {
+    match c {
+        Cause::ZeroWindow => 0,
+        Cause::PmtuBlackHole => 1,
+        Cause::FrozenCumAck => 2,
+    }
+}
+
+impl Stalls {
+    /// Whether `chunk` reads chunks of this type (DATA, I-DATA, SACK, NR-SACK).
+    #[inline]
+    pub fn wants(ctype: u8) -> bool {
+        matches!(
+            ctype,
+            types::DATA | types::I_DATA | types::SACK | types::NR_SACK
+        )
+    }
+
+    /// A chunk sent by endpoint `sender` (0 / 1).
+    pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>) {
+        let s = usize::from(sender & 1);
+        match chunk {
+            Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
+            Chunk::Sack(k) => self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, k.n_gap_blocks > 0),
+            _ => {}
+        }
+    }
+
+    /// The episodes so far, in the order they began.
+    pub fn episodes(&self) -> &[Episode] {
+        &self.episodes
+    }
+
+    fn open(&mut self, s: usize, cause: Cause, start: (i64, u64), fill: impl FnOnce(&mut Episode)) {
+        if self.dirs[s].open[slot(cause)].is_some() {
+            return;
+        }
+        if self.episodes.len() >= MAX_EPISODES {
+            self.dropped += 1;
+            return;
+        }
+        let mut e = Episode {
+            sender: s as u8,
+            cause,
+            start_ns: start.0,
+            frame: start.1,
+            end: None,
+            sacks: 0,
+            data_sends: 0,
+            value: 0,
+            size: 0,
+            acked_max: self.dirs[s].acked_max,
+        };
+        fill(&mut e);
+        self.dirs[s].open[slot(cause)] = Some(self.episodes.len());
+        self.episodes.push(e);
+    }
+
+    fn close(&mut self, s: usize, cause: Cause, ctx: &PacketCtx) {
+        if let Some(i) = self.dirs[s].open[slot(cause)].take() {
+            self.episodes[i].end = Some((ctx.ts_ns, ctx.frame));
+        }
+    }
+
+    fn open_episode(&mut self, s: usize, cause: Cause) -> Option<&mut Episode> {
+        let i = self.dirs[s].open[slot(cause)]?;
+        self.episodes.get_mut(i)
+    }
+
+    fn data(&mut self, ctx: &PacketCtx, s: usize, tsn: u32, payload: u32) {
+        let d = &mut self.dirs[s];
+        let new_packet = ctx.frame != d.last_frame;
+        if new_packet {
+            d.last_frame = ctx.frame;
+            if d.packets.len() >= PACKETS_KEPT {
+                d.packets.pop_front();
+            }
+            d.packets.push_back((tsn, ctx.len));
+        } else if let Some(last) = d.packets.back_mut() {
+            last.0 = tsn;
+        }
+        d.min_payload = Some(d.min_payload.map_or(payload, |m| m.min(payload)));
+        let first_send = d.highest.is_none_or(|h| serial::gt(tsn, h));
+        if first_send {
+            d.highest = Some(tsn);
+        } else if new_packet && d.acked_max > 0 && ctx.len > d.acked_max {
+            // RFC 8899 / 4821: a packet larger than any acknowledged one, sent again.
+            match &mut d.big {
+                Some(b) if b.tsn == tsn => b.sends += 1,
+                _ => {
+                    d.big = Some(Big {
+                        tsn,
+                        size: ctx.len,
+                        first_ns: ctx.ts_ns,
+                        first_frame: ctx.frame,
+                        sends: 2,
+                        answered: false,
+                    })
+                }
+            }
+            let b = d.big.expect("just set");
+            if b.sends >= BLACK_HOLE_SENDS && b.answered {
+                let acked_max = d.acked_max;
+                self.open(s, Cause::PmtuBlackHole, (b.first_ns, b.first_frame), |e| {
+                    e.size = b.size;
+                    e.acked_max = acked_max;
+                    e.value = b.tsn;
+                });
+            }
+            if let Some(e) = self.open_episode(s, Cause::PmtuBlackHole) {
+                e.data_sends = b.sends;
+            }
+        }
+        if new_packet {
+            // DATA into a closed window is a probe: the sender has data (at the receiver
+            // vantage the SACKs acknowledge everything that arrived, nothing looks outstanding).
+            if let Some((t, f, rwnd)) = self.dirs[s].closed_since {
+                self.open(s, Cause::ZeroWindow, (t, f), |e| {
+                    e.value = rwnd;
+                    e.sacks = 1;
+                });
+            }
+            if let Some(e) = self.open_episode(s, Cause::ZeroWindow) {
+                e.data_sends += 1;
+            }
+        }
+    }
+
+    /// A SACK for direction `s`; `gaps`: it reports DATA received beyond the cumulative ack.
+    fn sack(&mut self, ctx: &PacketCtx, s: usize, cum: u32, a_rwnd: u32, gaps: bool) {
+        let d = &mut self.dirs[s];
+        let advanced = d.cum.is_none_or(|c| serial::gt(cum, c));
+        if let Some(b) = &mut d.big {
+            b.answered = true;
+        }
+        if advanced {
+            d.cum = Some(cum);
+            d.advanced = Some((ctx.ts_ns, ctx.frame));
+            d.sacks_since = 0;
+            while let Some(&(last, size)) = d.packets.front() {
+                if !serial::le(last, cum) {
+                    break;
+                }
+                d.acked_max = d.acked_max.max(size);
+                d.packets.pop_front();
+            }
+            if d.big.is_some_and(|b| serial::le(b.tsn, cum)) {
+                d.big = None;
+                self.close(s, Cause::PmtuBlackHole, ctx);
+            }
+            self.close(s, Cause::FrozenCumAck, ctx);
+        } else if gaps {
+            // Loss recovery: the receiver takes data beyond a missing TSN (RFC 9260 6.2), the
+            // cumulative ack waits for its retransmission. Not a frozen receiver.
+            d.sacks_since = 0;
+            d.advanced = Some((ctx.ts_ns, ctx.frame));
+            self.close(s, Cause::FrozenCumAck, ctx);
+        } else {
+            d.sacks_since += 1;
+            if let Some(e) = self.open_episode(s, Cause::FrozenCumAck) {
+                e.sacks += 1;
+            }
+        }
+        let d = &self.dirs[s];
+        let outstanding = d.outstanding();
+        // RFC 9260 6.1 A: a window below the smallest DATA chunk this sender sends takes none.
+        let one_packet = d.min_payload.unwrap_or(1).max(1);
+        let closed = a_rwnd < one_packet;
+        let zero_open = d.open[slot(Cause::ZeroWindow)].is_some();
+        if closed {
+            let d = &mut self.dirs[s];
+            if d.closed_since.is_none() {
+                d.closed_since = Some((ctx.ts_ns, ctx.frame, a_rwnd));
+            }
+            if !zero_open && outstanding {
+                self.open(s, Cause::ZeroWindow, (ctx.ts_ns, ctx.frame), |e| {
+                    e.value = a_rwnd;
+                });
+            }
+            if let Some(e) = self.open_episode(s, Cause::ZeroWindow) {
+                e.sacks += 1;
+                e.value = e.value.min(a_rwnd);
+            }
+        } else {
+            self.dirs[s].closed_since = None;
+        }
+        if !closed && zero_open {
+            let i = self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open");
+            let e = &self.episodes[i];
+            let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS && e.sacks < MIN_ZERO_SACKS;
+            if short && i + 1 == self.episodes.len() {
+                // A window that closed for one SACK and reopened at once is not a stall.
+                self.episodes.pop();
+                self.dirs[s].open[slot(Cause::ZeroWindow)] = None;
+            } else {
+                self.close(s, Cause::ZeroWindow, ctx);
+            }
+        }
+        let d = &self.dirs[s];
+        let frozen = !advanced
+            && outstanding
+            && d.sacks_since >= FROZEN_SACKS
+            && d.open[slot(Cause::ZeroWindow)].is_none()
+            && d.advanced
+                .is_some_and(|(t, _)| ctx.ts_ns - t >= MIN_FROZEN_NS);
+        if frozen {
+            let start = d.advanced.expect("checked");
+            let sacks = d.sacks_since;
+            self.open(s, Cause::FrozenCumAck, start, |e| {
+                e.value = cum;
+                e.sacks = sacks;
+            });
+        }
+    }
+}

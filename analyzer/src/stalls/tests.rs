@@ -1,0 +1,247 @@
+//! Stall episodes from hand-built DATA / SACK sequences.
+
+use std::net::IpAddr;
+
+use super::*;
+use crate::packet::TimeBase;
+use crate::sctp::{DataChunk, SackChunk};
+
+const A: &str = "10.0.0.1";
+const B: &str = "10.0.0.2";
+
+struct Run {
+    st: Stalls,
+    frame: u64,
+}
+
+impl Run {
+    fn new() -> Self {
+        Run {
+            st: Stalls::default(),
+            frame: 0,
+        }
+    }
+
+    fn ctx(&mut self, ms: f64, from_a: bool, len: u32) -> PacketCtx {
+        self.frame += 1;
+        let (src, dst): (IpAddr, IpAddr) = if from_a {
+            (A.parse().unwrap(), B.parse().unwrap())
+        } else {
+            (B.parse().unwrap(), A.parse().unwrap())
+        };
+        PacketCtx {
+            frame: self.frame,
+            ts_ns: (ms * 1e6) as i64,
+            src,
+            dst,
+            src_port: 1,
+            dst_port: 2,
+            vtag: 7,
+            checksum_ok: Some(true),
+            udp_encap: false,
+            ttl: 64,
+            len,
+        }
+    }
+
+    /// Endpoint 0 sends one DATA packet of `len` bytes carrying `tsn` (payload len - 28).
+    fn data(&mut self, ms: f64, tsn: u32, len: u32) {
+        let ctx = self.ctx(ms, true, len);
+        let d = DataChunk {
+            idata: false,
+            tsn,
+            stream_id: 0,
+            ssn_or_mid: tsn,
+            ppid_or_fsn: 0,
+            payload_len: len - 28,
+            flag_i: false,
+            flag_u: false,
+            flag_b: true,
+            flag_e: true,
+        };
+        self.st.chunk(&ctx, 0, &Chunk::Data(d));
+    }
+
+    /// Endpoint 1 sends a SACK.
+    fn sack(&mut self, ms: f64, cum: u32, a_rwnd: u32) {
+        self.sack_gaps(ms, cum, a_rwnd, 0);
+    }
+
+    /// Endpoint 1 sends a SACK announcing `gaps` gap blocks.
+    fn sack_gaps(&mut self, ms: f64, cum: u32, a_rwnd: u32, gaps: u16) {
+        let ctx = self.ctx(ms, false, 28);
+        let k = SackChunk {
+            nr: false,
+            cum_tsn_ack: cum,
+            a_rwnd,
+            n_gap_blocks: gaps,
+            n_nr_gap_blocks: 0,
+            n_dup_tsns: 0,
+            gap_bytes: &[],
+            nr_gap_bytes: &[],
+            dup_bytes: &[],
+        };
+        self.st.chunk(&ctx, 1, &Chunk::Sack(k));
+    }
+
+    fn report(&self, rto_ms: Option<f64>, last_ms: f64) -> Vec<StallReport> {
+        self.st.report(
+            TimeBase { first_ns: Some(0) },
+            0,
+            rto_ms,
+            (last_ms * 1e6) as i64,
+            [Some(7), Some(9)],
+        )
+    }
+}
+
+#[test]
+fn a_closed_window_with_data_outstanding_is_a_zero_window_stall() {
+    let mut r = Run::new();
+    for t in 1..=3 {
+        r.data(f64::from(t) * 10.0, t, 128);
+    }
+    r.sack(40.0, 1, 0);
+    r.data(300.0, 2, 128); // a window probe (RFC 9260 6.1 A)
+    r.sack(340.0, 1, 0);
+    r.sack(900.0, 3, 65_535);
+    let s = r.report(None, 1000.0);
+    assert_eq!(s.len(), 1, "{s:?}");
+    let z = &s[0];
+    assert_eq!(z.cause, "zero_window");
+    assert!((z.t_s - 0.04).abs() < 1e-9 && z.end_s == Some(0.9), "{z:?}");
+    assert_eq!((z.frame, z.end_frame), (4, Some(7)));
+    assert!(z.evidence.contains("window of 0 bytes"), "{}", z.evidence);
+    assert!(
+        z.evidence.contains("2 SACKs, 1 DATA packet"),
+        "{}",
+        z.evidence
+    );
+    assert_eq!(
+        z.filter,
+        "frame.number >= 4 && frame.number <= 7 && (sctp.verification_tag == 0x00000007 || sctp.verification_tag == 0x00000009)"
+    );
+    assert!(!r.st.stalled_at_end());
+}
+
+#[test]
+fn a_window_closed_for_one_sack_or_with_nothing_outstanding_is_none() {
+    let mut r = Run::new();
+    r.data(0.0, 1, 128);
+    r.data(10.0, 2, 128);
+    r.sack(40.0, 1, 0);
+    r.sack(60.0, 2, 8000); // reopened 20 ms later after one SACK
+    r.sack(100.0, 2, 0); // closed with nothing outstanding
+    r.sack(400.0, 2, 0);
+    assert!(r.report(None, 500.0).is_empty());
+}
+
+#[test]
+fn sacks_that_do_not_move_the_cumulative_ack_for_long_are_a_frozen_cum_ack() {
+    let mut r = Run::new();
+    for t in 1..=10 {
+        r.data(f64::from(t), t, 128);
+    }
+    r.sack(50.0, 5, 60_000);
+    for k in 1..=7 {
+        r.sack(50.0 + 300.0 * f64::from(k), 5, 60_000);
+    }
+    assert!(r
+        .st
+        .episodes()
+        .iter()
+        .any(|e| e.cause == Cause::FrozenCumAck));
+    r.sack(2200.0, 10, 60_000);
+    let s = r.report(Some(100.0), 2300.0);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s[0].cause, "frozen_cum_ack");
+    assert!((s[0].t_s - 0.05).abs() < 1e-9 && s[0].end_s == Some(2.2));
+    assert!(s[0].evidence.contains("stuck at 5"), "{}", s[0].evidence);
+    // An RTO of 1 s makes the threshold 3 s: 2.15 s is loss recovery, not a stall.
+    assert!(r.report(Some(1000.0), 2300.0).is_empty());
+}
+
+#[test]
+fn sacks_with_gap_blocks_are_loss_recovery_however_long() {
+    let mut r = Run::new();
+    for t in 1..=10 {
+        r.data(f64::from(t), t, 128);
+    }
+    for k in 1..=15 {
+        r.sack_gaps(50.0 + 300.0 * f64::from(k), 5, 60_000, 1);
+    }
+    r.sack(5000.0, 10, 60_000);
+    assert!(r.report(Some(100.0), 5100.0).is_empty());
+}
+
+#[test]
+fn a_short_freeze_is_loss_recovery_not_a_stall() {
+    let mut r = Run::new();
+    for t in 1..=10 {
+        r.data(f64::from(t), t, 128);
+    }
+    r.sack(50.0, 5, 60_000);
+    for k in 1..=4 {
+        r.sack(50.0 + 150.0 * f64::from(k), 5, 60_000);
+    }
+    r.sack(800.0, 10, 60_000);
+    assert!(r.st.episodes().is_empty());
+}
+
+#[test]
+fn a_large_packet_sent_again_and_again_while_small_ones_pass_is_a_black_hole() {
+    let mut r = Run::new();
+    for t in 1..=4 {
+        r.data(f64::from(t) * 20.0, t, 228);
+    }
+    r.sack(120.0, 4, 60_000);
+    r.data(200.0, 5, 1428);
+    r.data(210.0, 6, 228);
+    r.sack(260.0, 4, 60_000); // gap: 6 arrived, 5 did not
+    r.data(500.0, 5, 1428);
+    r.sack(540.0, 4, 60_000);
+    r.data(900.0, 5, 1428);
+    r.sack(940.0, 4, 60_000);
+    r.data(1700.0, 5, 1428);
+    let s = r.report(None, 2000.0);
+    let b = s
+        .iter()
+        .find(|x| x.cause == "pmtu_black_hole")
+        .expect("a black hole");
+    assert!((b.t_s - 0.5).abs() < 1e-9, "{b:?}");
+    assert_eq!(b.end_s, None);
+    assert!(
+        b.evidence
+            .contains("1428-byte DATA packet (TSN 5) was sent 4 times"),
+        "{}",
+        b.evidence
+    );
+    assert!(
+        b.evidence.contains("ever acknowledged is 228 bytes"),
+        "{}",
+        b.evidence
+    );
+    assert!(b.filter.starts_with("frame.number >= "), "{}", b.filter);
+    assert!(r.st.stalled_at_end());
+    // Acknowledged at last: the episode ends.
+    r.sack(2100.0, 6, 60_000);
+    let s = r.report(None, 2200.0);
+    assert!(s.iter().all(|x| x.end_s.is_some()), "{s:?}");
+}
+
+#[test]
+fn at_the_receiver_a_probe_into_the_closed_window_shows_the_sender_has_data() {
+    let mut r = Run::new();
+    r.data(0.0, 1, 128);
+    r.sack(10.0, 1, 0); // everything that arrived is acknowledged, the window is closed
+    r.sack(200.0, 1, 0);
+    r.data(500.0, 2, 128); // a window probe
+    r.sack(510.0, 1, 0);
+    let s = r.report(None, 600.0);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(
+        (s[0].t_s - 0.01).abs() < 1e-9 && s[0].end_s.is_none(),
+        "{s:?}"
+    );
+    assert!(s[0].evidence.contains("1 DATA packet"), "{}", s[0].evidence);
+}

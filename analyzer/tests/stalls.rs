@@ -1,0 +1,91 @@
+//! Stalls (`directions[i].stalls`, `analyzer::stalls`) on real captures: the lab's zero-window
+//! run (`sample-traces/zerowin_p10`: the server stops reading 0.3 s after the first message) at
+//! both vantages, and no stall at all on every other sample trace, lab run and public capture
+//! (`../shared`, when present), none of which stalls.
+
+mod common;
+
+use std::path::PathBuf;
+
+fn captures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![common::samples_dir()];
+    if let Some(s) = common::shared_dir() {
+        for d in ["captures/lab", "captures/lab-linux", "captures/public"] {
+            dirs.push(s.join(d));
+        }
+    }
+    for dir in dirs {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut v: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy().to_string();
+                [".pcap", ".pcapng", ".cap", ".gz"]
+                    .iter()
+                    .any(|x| n.ends_with(x))
+                    && !n.ends_with(".log.gz")
+                    && !n.contains("_wire")
+            })
+            .collect();
+        v.sort();
+        out.extend(v);
+    }
+    out
+}
+
+#[test]
+fn the_zero_window_run_stalls_at_both_vantages_and_nothing_else_does() {
+    let (mut zero, mut others) = (0, 0);
+    for p in captures() {
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let opts = analyzer::analyze::Options::default();
+        let Ok(c) = analyzer::analyze::analyze_file(&p, &opts, &mut |_| {}) else {
+            continue;
+        };
+        let r = analyzer::report::CaptureReport::from_analysis(&c);
+        let stalls: Vec<_> = r
+            .associations
+            .iter()
+            .flat_map(|a| {
+                a.directions
+                    .iter()
+                    .flat_map(move |d| d.stalls.iter().map(move |s| (a, d, s)))
+            })
+            .collect();
+        if name.starts_with("zerowin_p10") {
+            zero += 1;
+            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
+            let (a, d, s) = stalls[0];
+            assert_eq!(s.cause, "zero_window", "{name}");
+            // The client (port 5002 in the lab) sends the DATA; the server stopped reading.
+            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+            // Its window closes once the buffer filled, after the 0.3 s of reading; the
+            // association ends with the client giving up while still stalled.
+            let first_data = d.streams.iter().map(|x| x.first_s).fold(f64::MAX, f64::min);
+            assert!(s.t_s > first_data + 0.3, "{name}: {s:?}");
+            assert!(s.end_s.is_none() && a.stalled, "{name}: {s:?}");
+            assert!(
+                s.evidence.contains("below one DATA chunk"),
+                "{}",
+                s.evidence
+            );
+            assert!(s
+                .filter
+                .starts_with(&format!("frame.number >= {}", s.frame)));
+        } else {
+            others += 1;
+            assert!(
+                stalls.is_empty(),
+                "{name}: no stall expected, got {stalls:?}"
+            );
+            assert!(r.associations.iter().all(|a| !a.stalled), "{name}");
+        }
+    }
+    println!("zero-window captures {zero}, others {others}");
+    assert_eq!(zero, 2, "sender and receiver captures of zerowin_p10");
+    assert!(others > 20, "the other sample traces");
+}
