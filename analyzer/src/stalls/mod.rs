@@ -101,9 +101,12 @@ struct Dir {
     sacks_since: u32,
     /// Index in `episodes` of the open episode of each cause.
     open: [Option<usize>; 3],
-    /// (last TSN, SCTP length) of DATA packets not yet covered by the cumulative ack.
+    /// (last TSN, SCTP length) of DATA packets larger than `acked_max` when sent, not yet
+    /// covered by the cumulative ack.
     packets: VecDeque<(u32, u32)>,
     last_frame: u64,
+    /// Frame of the latest packet entered in `packets`.
+    pushed_frame: u64,
     /// The largest DATA packet the peer acknowledged, bytes.
     acked_max: u32,
     /// The smallest DATA chunk payload sent: a window below it takes no packet.
@@ -150,6 +153,7 @@ impl Stalls {
     }
 
     /// A chunk sent by endpoint `sender` (0 / 1).
+    #[inline]
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>) {
         let s = usize::from(sender & 1);
         match chunk {
@@ -200,66 +204,88 @@ impl Stalls {
         self.episodes.get_mut(i)
     }
 
+    /// A DATA chunk of direction `s`: the common case (a first send, nothing closed) touches a
+    /// few fields; the rest is in `#[cold]` helpers.
+    #[inline]
     fn data(&mut self, ctx: &PacketCtx, s: usize, tsn: u32, payload: u32) {
         let d = &mut self.dirs[s];
         let new_packet = ctx.frame != d.last_frame;
         if new_packet {
             d.last_frame = ctx.frame;
-            if d.packets.len() >= PACKETS_KEPT {
-                d.packets.pop_front();
+            // Only a packet larger than every acknowledged one can raise `acked_max`.
+            if ctx.len > d.acked_max {
+                if d.packets.len() >= PACKETS_KEPT {
+                    d.packets.pop_front();
+                }
+                d.packets.push_back((tsn, ctx.len));
+                d.pushed_frame = ctx.frame;
             }
-            d.packets.push_back((tsn, ctx.len));
-        } else if let Some(last) = d.packets.back_mut() {
-            last.0 = tsn;
+        } else if d.pushed_frame == ctx.frame {
+            if let Some(last) = d.packets.back_mut() {
+                last.0 = tsn;
+            }
         }
         d.min_payload = Some(d.min_payload.map_or(payload, |m| m.min(payload)));
         let first_send = d.highest.is_none_or(|h| serial::gt(tsn, h));
         if first_send {
             d.highest = Some(tsn);
         } else if new_packet && d.acked_max > 0 && ctx.len > d.acked_max {
-            // RFC 8899 / 4821: a packet larger than any acknowledged one, sent again.
-            match &mut d.big {
-                Some(b) if b.tsn == tsn => b.sends += 1,
-                _ => {
-                    d.big = Some(Big {
-                        tsn,
-                        size: ctx.len,
-                        first_ns: ctx.ts_ns,
-                        first_frame: ctx.frame,
-                        sends: 2,
-                        answered: false,
-                    })
-                }
-            }
-            let b = d.big.expect("just set");
-            if b.sends >= BLACK_HOLE_SENDS && b.answered {
-                let acked_max = d.acked_max;
-                self.open(s, Cause::PmtuBlackHole, (b.first_ns, b.first_frame), |e| {
-                    e.size = b.size;
-                    e.acked_max = acked_max;
-                    e.value = b.tsn;
-                });
-            }
-            if let Some(e) = self.open_episode(s, Cause::PmtuBlackHole) {
-                e.data_sends = b.sends;
+            self.resent_large(ctx, s, tsn);
+        }
+        let d = &self.dirs[s];
+        if new_packet && (d.closed_since.is_some() || d.open[slot(Cause::ZeroWindow)].is_some()) {
+            self.probe(s);
+        }
+    }
+
+    /// RFC 8899 / 4821: a packet larger than any acknowledged one, sent again.
+    #[cold]
+    fn resent_large(&mut self, ctx: &PacketCtx, s: usize, tsn: u32) {
+        let d = &mut self.dirs[s];
+        match &mut d.big {
+            Some(b) if b.tsn == tsn => b.sends += 1,
+            _ => {
+                d.big = Some(Big {
+                    tsn,
+                    size: ctx.len,
+                    first_ns: ctx.ts_ns,
+                    first_frame: ctx.frame,
+                    sends: 2,
+                    answered: false,
+                })
             }
         }
-        if new_packet {
-            // DATA into a closed window is a probe: the sender has data (at the receiver
-            // vantage the SACKs acknowledge everything that arrived, nothing looks outstanding).
-            if let Some((t, f, rwnd)) = self.dirs[s].closed_since {
-                self.open(s, Cause::ZeroWindow, (t, f), |e| {
-                    e.value = rwnd;
-                    e.sacks = 1;
-                });
-            }
-            if let Some(e) = self.open_episode(s, Cause::ZeroWindow) {
-                e.data_sends += 1;
-            }
+        let b = d.big.expect("just set");
+        if b.sends >= BLACK_HOLE_SENDS && b.answered {
+            let acked_max = d.acked_max;
+            self.open(s, Cause::PmtuBlackHole, (b.first_ns, b.first_frame), |e| {
+                e.size = b.size;
+                e.acked_max = acked_max;
+                e.value = b.tsn;
+            });
+        }
+        if let Some(e) = self.open_episode(s, Cause::PmtuBlackHole) {
+            e.data_sends = b.sends;
+        }
+    }
+
+    /// DATA into a closed window is a probe: the sender has data (at the receiver vantage the
+    /// SACKs acknowledge everything that arrived, nothing looks outstanding).
+    #[cold]
+    fn probe(&mut self, s: usize) {
+        if let Some((t, f, rwnd)) = self.dirs[s].closed_since {
+            self.open(s, Cause::ZeroWindow, (t, f), |e| {
+                e.value = rwnd;
+                e.sacks = 1;
+            });
+        }
+        if let Some(e) = self.open_episode(s, Cause::ZeroWindow) {
+            e.data_sends += 1;
         }
     }
 
     /// A SACK for direction `s`; `gaps`: it reports DATA received beyond the cumulative ack.
+    #[inline]
     fn sack(&mut self, ctx: &PacketCtx, s: usize, cum: u32, a_rwnd: u32, gaps: bool) {
         let d = &mut self.dirs[s];
         let advanced = d.cum.is_none_or(|c| serial::gt(cum, c));
@@ -277,11 +303,9 @@ impl Stalls {
                 d.acked_max = d.acked_max.max(size);
                 d.packets.pop_front();
             }
-            if d.big.is_some_and(|b| serial::le(b.tsn, cum)) {
-                d.big = None;
-                self.close(s, Cause::PmtuBlackHole, ctx);
+            if d.big.is_some() || d.open[slot(Cause::FrozenCumAck)].is_some() {
+                self.advanced_over(ctx, s, cum);
             }
-            self.close(s, Cause::FrozenCumAck, ctx);
         } else if gaps {
             // Loss recovery: the receiver takes data beyond a missing TSN (RFC 9260 6.2), the
             // cumulative ack waits for its retransmission. Not a frozen receiver.
@@ -290,16 +314,56 @@ impl Stalls {
             self.close(s, Cause::FrozenCumAck, ctx);
         } else {
             d.sacks_since += 1;
-            if let Some(e) = self.open_episode(s, Cause::FrozenCumAck) {
-                e.sacks += 1;
+            if d.sacks_since >= FROZEN_SACKS {
+                self.frozen(ctx, s, cum);
             }
         }
-        let d = &self.dirs[s];
-        let outstanding = d.outstanding();
         // RFC 9260 6.1 A: a window below the smallest DATA chunk this sender sends takes none.
-        let one_packet = d.min_payload.unwrap_or(1).max(1);
-        let closed = a_rwnd < one_packet;
-        let zero_open = d.open[slot(Cause::ZeroWindow)].is_some();
+        let d = &self.dirs[s];
+        let closed = a_rwnd < d.min_payload.unwrap_or(1).max(1);
+        if closed || d.closed_since.is_some() {
+            self.window(ctx, s, a_rwnd, closed);
+        }
+    }
+
+    /// The cumulative ack passed a large packet sent again, or ended a freeze.
+    #[cold]
+    fn advanced_over(&mut self, ctx: &PacketCtx, s: usize, cum: u32) {
+        if self.dirs[s].big.is_some_and(|b| serial::le(b.tsn, cum)) {
+            self.dirs[s].big = None;
+            self.close(s, Cause::PmtuBlackHole, ctx);
+        }
+        self.close(s, Cause::FrozenCumAck, ctx);
+    }
+
+    /// A SACK that did not advance the cumulative ack, the third or later in a row.
+    #[cold]
+    fn frozen(&mut self, ctx: &PacketCtx, s: usize, cum: u32) {
+        if let Some(e) = self.open_episode(s, Cause::FrozenCumAck) {
+            e.sacks += 1;
+            return;
+        }
+        let d = &self.dirs[s];
+        let frozen = d.outstanding()
+            && d.open[slot(Cause::ZeroWindow)].is_none()
+            && d.closed_since.is_none()
+            && d.advanced
+                .is_some_and(|(t, _)| ctx.ts_ns - t >= MIN_FROZEN_NS);
+        if frozen {
+            let start = d.advanced.expect("checked");
+            let sacks = d.sacks_since;
+            self.open(s, Cause::FrozenCumAck, start, |e| {
+                e.value = cum;
+                e.sacks = sacks;
+            });
+        }
+    }
+
+    /// A SACK with a closed window, or the first open one after it.
+    #[cold]
+    fn window(&mut self, ctx: &PacketCtx, s: usize, a_rwnd: u32, closed: bool) {
+        let outstanding = self.dirs[s].outstanding();
+        let zero_open = self.dirs[s].open[slot(Cause::ZeroWindow)].is_some();
         if closed {
             let d = &mut self.dirs[s];
             if d.closed_since.is_none() {
@@ -314,35 +378,21 @@ impl Stalls {
                 e.sacks += 1;
                 e.value = e.value.min(a_rwnd);
             }
+            return;
+        }
+        self.dirs[s].closed_since = None;
+        if !zero_open {
+            return;
+        }
+        let i = self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open");
+        let e = &self.episodes[i];
+        let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS && e.sacks < MIN_ZERO_SACKS;
+        if short && i + 1 == self.episodes.len() {
+            // A window that closed for one SACK and reopened at once is not a stall.
+            self.episodes.pop();
+            self.dirs[s].open[slot(Cause::ZeroWindow)] = None;
         } else {
-            self.dirs[s].closed_since = None;
-        }
-        if !closed && zero_open {
-            let i = self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open");
-            let e = &self.episodes[i];
-            let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS && e.sacks < MIN_ZERO_SACKS;
-            if short && i + 1 == self.episodes.len() {
-                // A window that closed for one SACK and reopened at once is not a stall.
-                self.episodes.pop();
-                self.dirs[s].open[slot(Cause::ZeroWindow)] = None;
-            } else {
-                self.close(s, Cause::ZeroWindow, ctx);
-            }
-        }
-        let d = &self.dirs[s];
-        let frozen = !advanced
-            && outstanding
-            && d.sacks_since >= FROZEN_SACKS
-            && d.open[slot(Cause::ZeroWindow)].is_none()
-            && d.advanced
-                .is_some_and(|(t, _)| ctx.ts_ns - t >= MIN_FROZEN_NS);
-        if frozen {
-            let start = d.advanced.expect("checked");
-            let sacks = d.sacks_since;
-            self.open(s, Cause::FrozenCumAck, start, |e| {
-                e.value = cum;
-                e.sacks = sacks;
-            });
+            self.close(s, Cause::ZeroWindow, ctx);
         }
     }
 }
