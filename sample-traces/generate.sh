@@ -14,8 +14,10 @@ cd "$work"
 # lab-abort.patch: sctpgen -A / gen.sh ABORT_AT (client abort with a reason); binaries are built
 # in the temp dir, so the patched sctpgen never lands in the lab's shared build cache.
 patch -s -p1 < "$here/lab-abort.patch"
-# lab-stopread.patch: sctpgen -R / gen.sh STOP_READ_AT (the server stops reading: zero window).
-patch -s -p1 < "$here/lab-stopread.patch"
+# lab-stalls.patch: sctpgen -R / gen.sh STOP_READ_AT (the server stops reading: zero window),
+# sctpgen -L / gen.sh BIG_MSG (every K-th message large) and netwire -M / gen.sh MTU_DROP_ABOVE
+# (the wire drops frames above a size: a path MTU black hole).
+patch -s -p1 < "$here/lab-stalls.patch"
 export LAB_BIN="$work/bin"
 pat=${1:-.}
 run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
@@ -62,6 +64,13 @@ run restart_short_p20 "RESTART_AT=2 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no
 # it gives up. The `zero_window` stall of issue 15.
 run zerowin_p10 "STOP_READ_AT=0.3 MSGLEN=1000 VERBOSE=0" "{\"scenario\": \"paced 10 ms, 1000-byte messages, no path failure; the server stops reading 0.3 s after the first message\", $T, \"stall\": {\"cause\": \"zero_window\", \"by\": \"server\"}}" \
   40 100 2 20 10 -1 2
+# Path MTU black hole: paced 20 ms, 100-byte messages with every 10th one 1200 bytes; 2 s after
+# the start the wire drops every frame above 1000 bytes on both paths (netwire -M,
+# lab-stalls.patch): the large message is resent again and again while the small ones after it
+# get through, until the client aborts. The `pmtu_black_hole` stall of issue 15 (seen at the
+# sender: the receiver never sees the dropped packets).
+run pmtu_p20 "BIG_MSG=1200:10 MTU_DROP_ABOVE=1000 VERBOSE=0" "{\"scenario\": \"paced 20 ms, 100-byte messages, every 10th 1200 bytes; from 2 s on the wire drops frames above 1000 bytes on both paths\", $T, \"stall\": {\"cause\": \"pmtu_black_hole\", \"drop_above_bytes\": 1000}}" \
+  40 100 2 20 20 2 5
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3

@@ -1,7 +1,9 @@
 //! Stalls (`directions[i].stalls`, `analyzer::stalls`) on real captures: the lab's zero-window
 //! run (`sample-traces/zerowin_p10`: the server stops reading 0.3 s after the first message) at
-//! both vantages, and no stall at all on every other sample trace, lab run and public capture
-//! (`../shared`, when present), none of which stalls.
+//! both vantages, its path MTU black hole (`pmtu_p20`: from 2 s on the wire drops frames above
+//! 1000 bytes, every 10th message is 1200 bytes) at the sender (the receiver never sees the
+//! dropped packets: it cannot tell them from a loss), and no stall at all on every other sample
+//! trace, lab run and public capture (`../shared`, when present), none of which stalls.
 
 mod common;
 
@@ -38,8 +40,8 @@ fn captures() -> Vec<PathBuf> {
 }
 
 #[test]
-fn the_zero_window_run_stalls_at_both_vantages_and_nothing_else_does() {
-    let (mut zero, mut others) = (0, 0);
+fn the_stall_runs_stall_and_nothing_else_does() {
+    let (mut zero, mut pmtu, mut others) = (0, 0, 0);
     for p in captures() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let opts = analyzer::analyze::Options::default();
@@ -76,6 +78,30 @@ fn the_zero_window_run_stalls_at_both_vantages_and_nothing_else_does() {
             assert!(s
                 .filter
                 .starts_with(&format!("frame.number >= {}", s.frame)));
+        } else if name.starts_with("pmtu_p20_sender") {
+            pmtu += 1;
+            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
+            let (a, d, s) = stalls[0];
+            assert_eq!(s.cause, "pmtu_black_hole", "{name}");
+            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+            let truth: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(common::samples_dir().join("pmtu_p20_truth.json"))
+                    .unwrap(),
+            )
+            .unwrap();
+            let drop_from = truth["fail_rel_sender_capture_s"].as_f64().unwrap();
+            // The first resend of the dropped packet comes one RTO (~100-200 ms) after.
+            assert!(
+                s.t_s > drop_from && s.t_s < drop_from + 1.0,
+                "{name}: {s:?} {drop_from}"
+            );
+            assert!(
+                s.evidence.contains("1228-byte DATA packet"),
+                "{}",
+                s.evidence
+            );
+            assert!(s.evidence.contains("of up to 128 bytes"), "{}", s.evidence);
+            assert!(s.end_s.is_none() && a.stalled, "{name}: {s:?}");
         } else {
             others += 1;
             assert!(
@@ -85,7 +111,8 @@ fn the_zero_window_run_stalls_at_both_vantages_and_nothing_else_does() {
             assert!(r.associations.iter().all(|a| !a.stalled), "{name}");
         }
     }
-    println!("zero-window captures {zero}, others {others}");
+    println!("zero-window captures {zero}, black hole {pmtu}, others {others}");
     assert_eq!(zero, 2, "sender and receiver captures of zerowin_p10");
+    assert_eq!(pmtu, 1, "the sender capture of pmtu_p20");
     assert!(others > 20, "the other sample traces");
 }

@@ -3,9 +3,10 @@
 //! move:
 //! - `zero_window`: the receiver advertises a window below one DATA packet while the sender has
 //!   data outstanding or probes it (RFC 9260 6.1 rule A: only a zero-window probe may go);
-//! - `pmtu_black_hole`: one DATA packet larger than any the peer ever acknowledged is sent again
-//!   and again (three times or more) while the peer keeps answering smaller ones (SACKs): the
-//!   path drops packets above some size (RFC 4821 / RFC 8899 path MTU discovery);
+//! - `pmtu_black_hole`: one DATA packet is sent again and again (three times or more) and never
+//!   acknowledged while smaller DATA packets sent after it get through (the peer's gap blocks
+//!   acknowledge TSNs above it): the path drops packets above some size (RFC 4821 / RFC 8899
+//!   path MTU discovery), whatever passed before;
 //! - `frozen_cum_ack`: SACKs keep arriving (three or more) but the cumulative TSN ack does not
 //!   advance for longer than max(1 s, 3 RTO) while DATA is outstanding, and they report nothing
 //!   received beyond it (no gap blocks: not loss recovery waiting for a retransmission) — a
@@ -18,8 +19,6 @@
 mod report;
 #[cfg(test)]
 mod tests;
-
-use std::collections::VecDeque;
 
 pub use report::StallReport;
 
@@ -38,8 +37,6 @@ const MIN_ZERO_NS: i64 = 100_000_000;
 const MIN_ZERO_SACKS: u32 = 2;
 /// Episodes kept per association (later ones are counted in `dropped`).
 pub const MAX_EPISODES: usize = 32;
-/// Recent DATA packets remembered per direction until the cumulative ack covers them.
-const PACKETS_KEPT: usize = 512;
 
 /// Why a direction stalled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,12 +72,13 @@ pub struct Episode {
     pub data_sends: u32,
     /// zero_window: the smallest window advertised; frozen_cum_ack: the cumulative TSN ack.
     pub value: u32,
-    /// pmtu_black_hole: the large packet's size and the largest one ever acknowledged, bytes.
+    /// pmtu_black_hole: the large packet's size, and the largest DATA packet first sent after
+    /// it while later ones got through, bytes.
     pub size: u32,
     pub acked_max: u32,
 }
 
-/// A large DATA packet sent more than once and never acknowledged.
+/// A DATA packet sent more than once and never acknowledged (the first such of a direction).
 #[derive(Debug, Clone, Copy)]
 struct Big {
     tsn: u32,
@@ -88,8 +86,10 @@ struct Big {
     first_ns: i64,
     first_frame: u64,
     sends: u32,
-    /// The peer sent a SACK since its first send.
-    answered: bool,
+    /// The largest DATA packet first sent since its first resend.
+    later_max: u32,
+    /// A SACK acknowledged (gap blocks) a TSN above it: later packets got through.
+    passed: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -101,14 +101,7 @@ struct Dir {
     sacks_since: u32,
     /// Index in `episodes` of the open episode of each cause.
     open: [Option<usize>; 3],
-    /// (last TSN, SCTP length) of DATA packets larger than `acked_max` when sent, not yet
-    /// covered by the cumulative ack.
-    packets: VecDeque<(u32, u32)>,
     last_frame: u64,
-    /// Frame of the latest packet entered in `packets`.
-    pushed_frame: u64,
-    /// The largest DATA packet the peer acknowledged, bytes.
-    acked_max: u32,
     /// The smallest DATA chunk payload sent: a window below it takes no packet.
     min_payload: Option<u32>,
     big: Option<Big>,
@@ -158,7 +151,15 @@ impl Stalls {
         let s = usize::from(sender & 1);
         match chunk {
             Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
-            Chunk::Sack(k) => self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, k.n_gap_blocks > 0),
+            Chunk::Sack(k) => {
+                let gaps = k.n_gap_blocks > 0;
+                // RFC 9260 3.3.4: gap blocks are offsets from the cumulative TSN ack.
+                let highest_gap = (gaps && self.dirs[1 - s].big.is_some())
+                    .then(|| k.gap_blocks().map(|g| g.end).max())
+                    .flatten()
+                    .map(|e| k.cum_tsn_ack.wrapping_add(u32::from(e)));
+                self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, gaps, highest_gap)
+            }
             _ => {}
         }
     }
@@ -186,7 +187,7 @@ impl Stalls {
             data_sends: 0,
             value: 0,
             size: 0,
-            acked_max: self.dirs[s].acked_max,
+            acked_max: 0,
         };
         fill(&mut e);
         self.dirs[s].open[slot(cause)] = Some(self.episodes.len());
@@ -210,27 +211,16 @@ impl Stalls {
     fn data(&mut self, ctx: &PacketCtx, s: usize, tsn: u32, payload: u32) {
         let d = &mut self.dirs[s];
         let new_packet = ctx.frame != d.last_frame;
-        if new_packet {
-            d.last_frame = ctx.frame;
-            // Only a packet larger than every acknowledged one can raise `acked_max`.
-            if ctx.len > d.acked_max {
-                if d.packets.len() >= PACKETS_KEPT {
-                    d.packets.pop_front();
-                }
-                d.packets.push_back((tsn, ctx.len));
-                d.pushed_frame = ctx.frame;
-            }
-        } else if d.pushed_frame == ctx.frame {
-            if let Some(last) = d.packets.back_mut() {
-                last.0 = tsn;
-            }
-        }
+        d.last_frame = ctx.frame;
         d.min_payload = Some(d.min_payload.map_or(payload, |m| m.min(payload)));
         let first_send = d.highest.is_none_or(|h| serial::gt(tsn, h));
         if first_send {
             d.highest = Some(tsn);
-        } else if new_packet && d.acked_max > 0 && ctx.len > d.acked_max {
-            self.resent_large(ctx, s, tsn);
+            if let (true, Some(b)) = (new_packet, &mut d.big) {
+                b.later_max = b.later_max.max(ctx.len);
+            }
+        } else if new_packet {
+            self.resent(ctx, s, tsn);
         }
         let d = &self.dirs[s];
         if new_packet && (d.closed_since.is_some() || d.open[slot(Cause::ZeroWindow)].is_some()) {
@@ -238,29 +228,37 @@ impl Stalls {
         }
     }
 
-    /// RFC 8899 / 4821: a packet larger than any acknowledged one, sent again.
+    /// A DATA packet sent again (RFC 8899 / 4821: if it is larger than the ones that get
+    /// through after it, the path drops it for its size).
     #[cold]
-    fn resent_large(&mut self, ctx: &PacketCtx, s: usize, tsn: u32) {
+    fn resent(&mut self, ctx: &PacketCtx, s: usize, tsn: u32) {
         let d = &mut self.dirs[s];
         match &mut d.big {
             Some(b) if b.tsn == tsn => b.sends += 1,
-            _ => {
+            Some(_) => return,
+            None => {
                 d.big = Some(Big {
                     tsn,
                     size: ctx.len,
                     first_ns: ctx.ts_ns,
                     first_frame: ctx.frame,
                     sends: 2,
-                    answered: false,
+                    later_max: 0,
+                    passed: false,
                 })
             }
         }
-        let b = d.big.expect("just set");
-        if b.sends >= BLACK_HOLE_SENDS && b.answered {
-            let acked_max = d.acked_max;
+        self.check_black_hole(s);
+    }
+
+    fn check_black_hole(&mut self, s: usize) {
+        let Some(b) = self.dirs[s].big else {
+            return;
+        };
+        if b.sends >= BLACK_HOLE_SENDS && b.passed && b.later_max > 0 && b.later_max < b.size {
             self.open(s, Cause::PmtuBlackHole, (b.first_ns, b.first_frame), |e| {
                 e.size = b.size;
-                e.acked_max = acked_max;
+                e.acked_max = b.later_max;
                 e.value = b.tsn;
             });
         }
@@ -284,25 +282,32 @@ impl Stalls {
         }
     }
 
-    /// A SACK for direction `s`; `gaps`: it reports DATA received beyond the cumulative ack.
+    /// A SACK for direction `s`; `gaps`: it reports DATA received beyond the cumulative ack,
+    /// `highest_gap` the highest TSN it so acknowledges (computed only while a resent packet is
+    /// watched).
     #[inline]
-    fn sack(&mut self, ctx: &PacketCtx, s: usize, cum: u32, a_rwnd: u32, gaps: bool) {
+    fn sack(
+        &mut self,
+        ctx: &PacketCtx,
+        s: usize,
+        cum: u32,
+        a_rwnd: u32,
+        gaps: bool,
+        highest_gap: Option<u32>,
+    ) {
         let d = &mut self.dirs[s];
         let advanced = d.cum.is_none_or(|c| serial::gt(cum, c));
-        if let Some(b) = &mut d.big {
-            b.answered = true;
+        if let (Some(b), Some(h)) = (&mut d.big, highest_gap) {
+            if serial::gt(h, b.tsn) && !b.passed {
+                b.passed = true;
+                self.check_black_hole(s);
+            }
         }
+        let d = &mut self.dirs[s];
         if advanced {
             d.cum = Some(cum);
             d.advanced = Some((ctx.ts_ns, ctx.frame));
             d.sacks_since = 0;
-            while let Some(&(last, size)) = d.packets.front() {
-                if !serial::le(last, cum) {
-                    break;
-                }
-                d.acked_max = d.acked_max.max(size);
-                d.packets.pop_front();
-            }
             if d.big.is_some() || d.open[slot(Cause::FrozenCumAck)].is_some() {
                 self.advanced_over(ctx, s, cum);
             }

@@ -94,7 +94,7 @@ fn evidence(e: &Episode, last_ns: i64, rto_ms: Option<f64>) -> String {
             if e.data_sends == 1 { "" } else { "s" },
         ),
         Cause::PmtuBlackHole => format!(
-            "a {}-byte DATA packet (TSN {}) was sent {} times and never acknowledged while the peer kept answering; the largest DATA packet it ever acknowledged is {} bytes: packets above that size are dropped on the path (a path MTU black hole, RFC 4821 / RFC 8899), {how_long}",
+            "a {}-byte DATA packet (TSN {}) was sent {} times and never acknowledged while DATA packets of up to {} bytes sent after it got through (the peer acknowledged TSNs above it): packets above some size are dropped on the path (a path MTU black hole, RFC 4821 / RFC 8899), {how_long}",
             e.size, e.value, e.data_sends, e.acked_max
         ),
         Cause::FrozenCumAck => format!(
