@@ -59,7 +59,7 @@ run abort_p20 "ABORT_AT=2.01 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path f
 run restart_short_p20 "RESTART_AT=2 VERBOSE=0" "{\"scenario\": \"paced 20 ms, no path failure; the client process dies after 2 s of sending, a new client restarts the association 0.5 s later (same addresses and ports)\", $T, \"end\": {\"kind\": \"restarted\", \"by\": \"client\"}}" \
   40 100 2 20 20 -1 5
 # Zero window: paced 10 ms, 1000-byte messages, no path failure; 0.3 s after the first message
-# the server stops reading (sctpgen -R, lab-stopread.patch): its receive buffer fills, the
+# the server stops reading (sctpgen -R, lab-stalls.patch): its receive buffer fills, the
 # window it advertises falls to nothing and the client can only probe it (RFC 9260 6.1 A) until
 # it gives up. The `zero_window` stall of issue 15.
 run zerowin_p10 "STOP_READ_AT=0.3 MSGLEN=1000 VERBOSE=0" "{\"scenario\": \"paced 10 ms, 1000-byte messages, no path failure; the server stops reading 0.3 s after the first message\", $T, \"stall\": {\"cause\": \"zero_window\", \"by\": \"server\"}}" \
