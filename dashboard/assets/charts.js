@@ -19,6 +19,7 @@
   };
   const BAND_COLORS = {
     active: "rgba(44,160,44,0.25)", outage: "rgba(214,39,40,0.35)", spurious: "rgba(227,119,194,0.45)",
+    stall: "rgba(148,103,189,0.18)",
   };
 
   function fmt(v, digits) {
@@ -245,9 +246,13 @@
       for (const b of d.bands || []) {
         const x1 = u.valToPos(b.from, "x", true);
         const x2 = u.valToPos(b.to, "x", true);
+        ctx.fillStyle = BAND_COLORS[b.kind] || "rgba(0,0,0,0.1)";
+        if (b.full_height) {
+          ctx.fillRect(x1, top, Math.max(1, x2 - x1), height);
+          continue;
+        }
         const yc = u.valToPos(b.lane, "y", true);
         const h = Math.abs(u.valToPos(0, "y", true) - u.valToPos(0.45, "y", true));
-        ctx.fillStyle = BAND_COLORS[b.kind] || "rgba(0,0,0,0.1)";
         ctx.fillRect(x1, yc - h / 2, Math.max(1, x2 - x1), h);
       }
       const dpr = devicePixelRatio;
@@ -304,7 +309,7 @@
       }
       for (const b of d.bands || []) {
         const yv = u.posToVal(u.cursor.top, "y");
-        if (xv >= b.from && xv <= b.to && Math.abs(yv - b.lane) < 0.25) lines.push(b.label);
+        if (xv >= b.from && xv <= b.to && (b.full_height || Math.abs(yv - b.lane) < 0.25)) lines.push(b.label);
       }
       if (lines.length < 2) { this.tip.hidden = true; return; }
       this.tip.textContent = lines.join("\n");

@@ -295,6 +295,19 @@ fn tsn(d: &AssocData, dir: Option<&DirectionReport>, s: u8, v: View, full: [f64;
         full,
     );
     c.events = report_events(dir, false);
+    // Stalls (issue 15), shaded over the whole height from start to end (or the data's end).
+    c.bands = dir
+        .iter()
+        .flat_map(|d| &d.stalls)
+        .map(|st| Band {
+            from: st.t_s,
+            to: st.end_s.unwrap_or(full[1]).max(st.t_s),
+            lane: 0,
+            kind: "stall",
+            label: format!("stall: {} ({})", st.cause, st.evidence),
+            full_height: true,
+        })
+        .collect();
     c.note = Some(format!("TSN relative to {base}"));
     c
 }
@@ -575,6 +588,7 @@ fn path_states(
                 lane,
                 kind: "active",
                 label: format!("{} active", cur.1),
+                full_height: false,
             });
         }
         cur = (t, to);
@@ -586,6 +600,7 @@ fn path_states(
             lane,
             kind: "active",
             label: format!("{} active", cur.1),
+            full_height: false,
         });
     }
     for f in &dir.failovers {
@@ -606,6 +621,7 @@ fn path_states(
                     f.failover_ms
                         .map_or("?".into(), |m| crate::views::round(m, 3))
                 ),
+                full_height: false,
             });
         }
     }

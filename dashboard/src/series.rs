@@ -86,6 +86,8 @@ pub struct Band {
     pub lane: usize,
     pub kind: &'static str,
     pub label: String,
+    /// Shade the whole plot height (a stall on the TSN chart), not one lane.
+    pub full_height: bool,
 }
 
 #[derive(Debug, Serialize)]

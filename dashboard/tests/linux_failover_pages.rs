@@ -2,7 +2,7 @@
 //! Linux lab): the failover card shows its cause, the expiry chain with each observed RTO and the
 //! what-if figures with the Linux default and its knobs named (sysctl and socket option); the
 //! direction facts name them too; the paths table shows the heartbeat period / interval. And the
-//! zero-window lab run's stall (usrsctp sample `zerowin_p10`).
+//! zero-window lab run's stall (usrsctp sample `zerowin_p10`): headline, diagnosis, TSN chart.
 
 use std::path::Path;
 
@@ -10,9 +10,15 @@ use axum::http::StatusCode;
 
 mod pages_common;
 
-use pages_common::{analysed, element, get, open, unescape};
+use pages_common::{analysed, element, get, get_json, open, unescape};
 
 async fn page(name: &str) -> (serde_json::Value, String) {
+    let (a, html, _) = page_and_tsn_chart(name).await;
+    (a, html)
+}
+
+/// The association's JSON, its page and its TSN chart (the API the page's chart reads).
+async fn page_and_tsn_chart(name: &str) -> (serde_json::Value, String, serde_json::Value) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../sample-traces")
         .join(format!("{name}_sender.pcap"));
@@ -22,7 +28,12 @@ async fn page(name: &str) -> (serde_json::Value, String) {
     let (id, v) = analysed(&app, "lk.pcap", &bytes).await;
     let (s, html) = get(&app, &format!("/captures/{id}/associations/0")).await;
     assert_eq!(s, StatusCode::OK);
-    (v["result"]["associations"][0].clone(), unescape(&html))
+    let tsn = get_json(
+        &app,
+        &format!("/api/captures/{id}/associations/0/charts/tsn"),
+    )
+    .await;
+    (v["result"]["associations"][0].clone(), unescape(&html), tsn)
 }
 
 /// Linux defaults (RTO.min 1 s, PF on): one expiry, then the what-if with RTO.min 100 ms.
@@ -107,7 +118,16 @@ async fn a_linux_rfc_failover_shows_pf_what_if_and_the_heartbeat_interval() {
 /// the diagnosis shows the stall in words with its evidence and filter.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_zero_window_stall_is_in_the_headline_and_the_diagnosis() {
-    let (a, text) = page("zerowin_p10").await;
+    let (a, text, tsn) = page_and_tsn_chart("zerowin_p10").await;
+    // Shaded over the whole height of the TSN chart from its start to the data's end.
+    let bands = tsn["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 1, "{tsn}");
+    assert_eq!(bands[0]["kind"], "stall");
+    assert_eq!(bands[0]["full_height"], true);
+    assert!(bands[0]["label"]
+        .as_str()
+        .unwrap()
+        .starts_with("stall: zero_window"));
     assert_eq!(a["stalled"], true, "{a}");
     let st = &a["directions"][0]["stalls"][0];
     assert_eq!(st["cause"], "zero_window");
