@@ -34,6 +34,16 @@ fn text_report_aborted_association() {
     insta::assert_snapshot!(analyzer::text::render_capture(&r));
 }
 
+/// Stalls (lab runs zerowin_p10 and pmtu_p20): the headline says STALLED, each stall in words.
+#[test]
+fn text_report_stalled_associations() {
+    let mut out = String::new();
+    for name in ["zerowin_p10_sender.pcap", "pmtu_p20_sender.pcap"] {
+        out.push_str(&analyzer::text::render_capture(&report(name)));
+    }
+    insta::assert_snapshot!(out);
+}
+
 /// A client that crashed and restarted its association (lab run restart_short_p20): two records.
 #[test]
 fn text_report_restarted_association() {
