@@ -24,6 +24,27 @@ pub struct PacketCtx {
     pub len: u32,
 }
 
+#[cfg(test)]
+impl PacketCtx {
+    /// A packet for unit tests: `frame` at `ms`, from `src` (address, port) to `dst`, with a
+    /// valid checksum, tag 7, TTL 64 and 100 bytes (struct update syntax changes the rest).
+    pub(crate) fn test(frame: u64, ms: f64, src: (&str, u16), dst: (&str, u16)) -> Self {
+        PacketCtx {
+            frame,
+            ts_ns: (ms * 1e6).round() as i64,
+            src: src.0.parse().expect("an IP address"),
+            dst: dst.0.parse().expect("an IP address"),
+            src_port: src.1,
+            dst_port: dst.1,
+            vtag: 7,
+            checksum_ok: Some(true),
+            udp_encap: false,
+            ttl: 64,
+            len: 100,
+        }
+    }
+}
+
 /// The capture's time origin: every `*_s` figure is relative to its first frame.
 #[derive(Debug, Clone, Copy)]
 pub struct TimeBase {

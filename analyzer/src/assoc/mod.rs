@@ -348,19 +348,7 @@ mod tests {
     #[test]
     fn chunk_counts_keep_first_seen_order_through_the_slots() {
         let addr: IpAddr = "10.0.0.1".parse().unwrap();
-        let ctx = PacketCtx {
-            frame: 1,
-            ts_ns: 0,
-            src: addr,
-            dst: addr,
-            src_port: 1,
-            dst_port: 2,
-            vtag: 7,
-            checksum_ok: Some(true),
-            udp_encap: false,
-            ttl: 64,
-            len: 100,
-        };
+        let ctx = PacketCtx::test(1, 0.0, ("10.0.0.1", 1), ("10.0.0.1", 2));
         let ep = || Endpoint::new(1, None, addr);
         let mut a = Association::new(0, &ctx, [ep(), ep()]);
         // DATA, SACK, DATA, I-DATA (64, past the slots), ASCONF (0xC1), SACK, I-DATA.

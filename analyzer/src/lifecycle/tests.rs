@@ -1,8 +1,6 @@
 //! Tests of the lifecycle analysis on hand-built chunks (ABORT / ERROR values as bytes, so the
 //! real cause decoder runs): the test helpers, the handshake, collisions and restarts.
 
-use std::net::IpAddr;
-
 use super::*;
 use crate::packet::TimeBase;
 
@@ -12,29 +10,13 @@ pub(super) const TAG0: u32 = 0x0a0a_0a0a;
 pub(super) const TAG1: u32 = 0x0b0b_0b0b;
 pub(super) const TB: TimeBase = TimeBase { first_ns: Some(0) };
 
-pub(super) fn ip(s: &str) -> IpAddr {
-    s.parse().unwrap()
-}
-
 /// A packet from endpoint `sender` (0 = 10.0.0.1:5000, 1 = 10.0.0.2:6000) at `ms`.
 pub(super) fn ctx(frame: u64, ms: f64, sender: u8, vtag: u32) -> PacketCtx {
-    let (src, dst, sp, dp) = if sender == 0 {
-        (ip(A), ip(B), 5000, 6000)
-    } else {
-        (ip(B), ip(A), 6000, 5000)
-    };
+    let (a, b) = ((A, 5000), (B, 6000));
+    let (src, dst) = if sender == 0 { (a, b) } else { (b, a) };
     PacketCtx {
-        frame,
-        ts_ns: (ms * 1e6).round() as i64,
-        src,
-        dst,
-        src_port: sp,
-        dst_port: dp,
         vtag,
-        checksum_ok: Some(true),
-        udp_encap: false,
-        ttl: 64,
-        len: 100,
+        ..PacketCtx::test(frame, ms, src, dst)
     }
 }
 

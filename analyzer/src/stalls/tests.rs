@@ -1,7 +1,5 @@
 //! Stall episodes from hand-built DATA / SACK sequences.
 
-use std::net::IpAddr;
-
 use super::*;
 use crate::packet::TimeBase;
 use crate::sctp::{DataChunk, SackChunk};
@@ -24,23 +22,11 @@ impl Run {
 
     fn ctx(&mut self, ms: f64, from_a: bool, len: u32) -> PacketCtx {
         self.frame += 1;
-        let (src, dst): (IpAddr, IpAddr) = if from_a {
-            (A.parse().unwrap(), B.parse().unwrap())
-        } else {
-            (B.parse().unwrap(), A.parse().unwrap())
-        };
+        let (a, b) = ((A, 1), (B, 2));
+        let (src, dst) = if from_a { (a, b) } else { (b, a) };
         PacketCtx {
-            frame: self.frame,
-            ts_ns: (ms * 1e6) as i64,
-            src,
-            dst,
-            src_port: 1,
-            dst_port: 2,
-            vtag: 7,
-            checksum_ok: Some(true),
-            udp_encap: false,
-            ttl: 64,
             len,
+            ..PacketCtx::test(self.frame, ms, src, dst)
         }
     }
 

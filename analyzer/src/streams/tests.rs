@@ -2,8 +2,6 @@
 //! streams, messages and fragments, retransmissions counted once, PPIDs, SSN gaps, invalid
 //! streams and their ERROR, PPID 0 on a registered port, RE-CONFIG, the upper layer.
 
-use std::net::IpAddr;
-
 use super::*;
 use crate::packet::TimeBase;
 
@@ -18,25 +16,11 @@ const BE: u8 = B | E;
 const PORT0: u16 = 40000;
 
 fn ctx(frame: u64, ms: f64, sender: u8, port1: u16) -> PacketCtx {
-    let a: IpAddr = "10.0.0.1".parse().unwrap();
-    let b: IpAddr = "10.0.0.2".parse().unwrap();
-    let (src, dst, sp, dp) = if sender == 0 {
-        (a, b, PORT0, port1)
+    let (a, b) = (("10.0.0.1", PORT0), ("10.0.0.2", port1));
+    if sender == 0 {
+        PacketCtx::test(frame, ms, a, b)
     } else {
-        (b, a, port1, PORT0)
-    };
-    PacketCtx {
-        frame,
-        ts_ns: (ms * 1e6).round() as i64,
-        src,
-        dst,
-        src_port: sp,
-        dst_port: dp,
-        vtag: 7,
-        checksum_ok: Some(true),
-        udp_encap: false,
-        ttl: 64,
-        len: 100,
+        PacketCtx::test(frame, ms, b, a)
     }
 }
 
