@@ -35,7 +35,7 @@ const BLACK_HOLE_SENDS: u32 = 3;
 /// A closed zero-window episode is kept when it took at least this long or this many SACKs.
 const MIN_ZERO_NS: i64 = 100_000_000;
 const MIN_ZERO_SACKS: u32 = 2;
-/// Episodes kept per association (later ones are counted in `dropped`).
+/// Episodes kept per association (bounded state: later ones are not kept).
 pub const MAX_EPISODES: usize = 32;
 
 /// Why a direction stalled.
@@ -124,7 +124,6 @@ impl Dir {
 pub struct Stalls {
     dirs: [Dir; 2],
     episodes: Vec<Episode>,
-    pub dropped: u32,
 }
 
 fn slot(c: Cause) -> usize {
@@ -174,7 +173,6 @@ impl Stalls {
             return;
         }
         if self.episodes.len() >= MAX_EPISODES {
-            self.dropped += 1;
             return;
         }
         let mut e = Episode {

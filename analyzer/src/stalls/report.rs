@@ -34,6 +34,17 @@ impl Stalls {
         vtags: [Option<u32>; 2],
     ) -> Vec<StallReport> {
         let min_frozen = (MIN_FROZEN_NS as f64).max(3.0 * rto_ms.unwrap_or(0.0) * 1e6) as i64;
+        // The association's packets: either tag (the same for every episode).
+        let tags: Vec<String> = vtags
+            .iter()
+            .flatten()
+            .map(|t| format!("sctp.verification_tag == 0x{t:08x}"))
+            .collect();
+        let tags = if tags.is_empty() {
+            "sctp".to_string()
+        } else {
+            format!("({})", tags.join(" || "))
+        };
         self.episodes
             .iter()
             .filter(|e| e.sender == sender)
@@ -42,20 +53,11 @@ impl Stalls {
                     || e.end.map_or(last_ns, |x| x.0) - e.start_ns >= min_frozen
             })
             .map(|e| {
-                let tags: Vec<String> = vtags
-                    .iter()
-                    .flatten()
-                    .map(|t| format!("sctp.verification_tag == 0x{t:08x}"))
-                    .collect();
                 let frames = match e.end {
                     Some((_, f)) => format!("frame.number >= {} && frame.number <= {f}", e.frame),
                     None => format!("frame.number >= {}", e.frame),
                 };
-                let filter = if tags.is_empty() {
-                    format!("{frames} && sctp")
-                } else {
-                    format!("{frames} && ({})", tags.join(" || "))
-                };
+                let filter = format!("{frames} && {tags}");
                 StallReport {
                     cause: e.cause.as_str().to_string(),
                     t_s: c.rel_s(e.start_ns),
