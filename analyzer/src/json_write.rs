@@ -52,6 +52,24 @@ impl ser::Error for Error {
     }
 }
 
+/// The ten `serialize_{i,u}{8,16,32,64,128}` methods of a serializer, each `$body` on `self`
+/// and the value (every integer is written by itoa, quoted or not).
+macro_rules! integers {
+    (|$me:ident, $v:ident| $body:expr) => {
+        integers!(@ $me $v $body; serialize_i8 i8, serialize_i16 i16, serialize_i32 i32,
+            serialize_i64 i64, serialize_i128 i128, serialize_u8 u8, serialize_u16 u16,
+            serialize_u32 u32, serialize_u64 u64, serialize_u128 u128);
+    };
+    (@ $me:ident $v:ident $body:expr; $($name:ident $t:ty),*) => {
+        $(
+            fn $name(self, $v: $t) -> Result<(), Error> {
+                let $me = self;
+                $body
+            }
+        )*
+    };
+}
+
 /// The output buffer the serializer appends to.
 pub struct Writer {
     out: Vec<u8>,
@@ -210,46 +228,10 @@ impl<'a> ser::Serializer for &'a mut Writer {
             .extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.int(v);
+    integers!(|w, v| {
+        w.int(v);
         Ok(())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.int(v);
-        Ok(())
-    }
+    });
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         self.f32(v);
         Ok(())
@@ -511,36 +493,7 @@ impl ser::Serializer for KeyWriter<'_> {
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.quoted(|w| w.out.extend_from_slice(if v { b"true" } else { b"false" }))
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.quoted(|w| w.int(v))
-    }
+    integers!(|k, v| k.quoted(|w| w.int(v)));
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         if !v.is_finite() {
             return Err(Error("float key must be finite".to_string()));
