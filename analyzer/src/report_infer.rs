@@ -332,19 +332,14 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
     if sum.is_none_or(|x| x.vantage != Vantage::Sender) {
         return None;
     }
-    // FreeBSD / usrsctp do not restart T3-rtx on a SACK (`summary::apply_timer_model`).
-    let no_restart = sum.and_then(|x| x.t3_restart_on_sack) == Some(false)
-        || a.stack.report(s).name.as_deref() == Some("usrsctp");
+    // `observed_rto_ns` holds what the stack's timer model gives (`summary::apply_timer_model`:
+    // FreeBSD / usrsctp do not restart T3-rtx on a SACK).
     a.infer.dirs[s]
         .timeouts
         .iter()
         .filter(|t| t.backoff == 0)
         .filter_map(|t| {
-            let o = if no_restart {
-                t.observed_rto_nr_ns
-            } else {
-                t.observed_rto_ns
-            }?;
+            let o = t.observed_rto_ns?;
             // An RTO is at least the RFC 9260 6.3.1 estimate: an expiry sooner than that is no
             // T3-rtx measure (a window probe of a closed window, RFC 9260 6.1 A).
             t.est_rto_ms
