@@ -27,6 +27,7 @@ pub mod report;
 pub mod report_infer;
 pub mod sctp;
 pub mod serial;
+pub mod side;
 pub mod stack;
 mod stage;
 pub mod stalls;
