@@ -13,7 +13,6 @@ use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
-use crate::side::{SideLog, SidePlayer};
 use crate::stage::{Batch, Item, ItemKind, Stage};
 use crate::tcp::TcpFlowReport;
 
@@ -237,39 +236,24 @@ pub fn analyze_reader_streaming(
 ) -> CaptureAnalysis {
     let mut pass = Pass::new(opts, emit.is_some());
     let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline);
-    // The side analyses (lifecycle, streams, stalls) are played here, on the emitting thread;
-    // `done` tallies the associations handed on (their lifecycle is known only here).
-    let mut side = SidePlayer::default();
-    let mut done = CaptureAccounting::default();
-    let mut handover = |log: &SideLog, outs: &mut dyn Iterator<Item = Out>| {
-        side.play(log);
-        for o in outs {
-            match o {
-                Out::Ended(first_ns, mut assoc) => {
-                    if let Some(st) = side.take(assoc.id) {
-                        assoc.set_side(st);
-                    }
-                    assoc.side_mut().lifecycle.finish();
-                    done.association_done(&assoc);
-                    if let Some(emit) = emit.as_mut() {
-                        emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
-                    }
-                }
-                Out::TcpRetired(first_ns, flow) => {
-                    if let Some(emit) = emit.as_mut() {
-                        emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
-                    }
-                }
-                Out::Progress(bytes) => progress(bytes),
+    let mut out = |o: Out| match o {
+        Out::Ended(first_ns, assoc) => {
+            if let Some(emit) = emit.as_mut() {
+                emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
             }
         }
+        Out::TcpRetired(first_ns, flow) => {
+            if let Some(emit) = emit.as_mut() {
+                emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
+            }
+        }
+        Out::Progress(bytes) => progress(bytes),
     };
     let (pass, end) = if opts.pipeline {
         std::thread::scope(|s| {
             let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(PIPELINE_DEPTH);
             let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
-            let (out_tx, out_rx) = mpsc::sync_channel::<(SideLog, Vec<Out>)>(PIPELINE_DEPTH);
-            let (log_tx, log_rx) = mpsc::channel::<SideLog>();
+            let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Out>>(PIPELINE_DEPTH);
             // Named threads (profilers and debuggers show them by name).
             let spawn = |name: &str| std::thread::Builder::new().name(name.into());
             let reading = spawn("capture-read")
@@ -293,31 +277,25 @@ pub fn analyze_reader_streaming(
                         // The reader may have finished already: then the batch is simply dropped.
                         let _ = empty_tx.send(b);
                         // Each hand-over wakes the emitting thread: progress alone waits for a
-                        // few batches; ended associations and side records go at once.
+                        // few batches, ended associations go at once.
                         held += 1;
                         if held < HANDOVER_BATCHES && !pass.handover_due() {
                             continue;
                         }
                         held = 0;
-                        let fresh = log_rx.try_recv().unwrap_or_else(|_| pass.side.like());
-                        let log = std::mem::replace(&mut pass.side, fresh);
-                        if out_tx.send((log, pass.drain(bytes).collect())).is_err() {
+                        if out_tx.send(pass.drain(bytes).collect()).is_err() {
                             return pass;
                         }
                     }
                     pass.release_all();
-                    if held > 0 || !pass.out.is_empty() || !pass.side.is_empty() {
-                        let log = std::mem::take(&mut pass.side);
-                        let _ = out_tx.send((log, pass.drain(bytes).collect()));
+                    if held > 0 || !pass.out.is_empty() {
+                        let _ = out_tx.send(pass.drain(bytes).collect());
                     }
                     pass
                 })
                 .expect("the system could not start a thread");
-            for (mut log, outs) in out_rx {
-                handover(&log, &mut outs.into_iter());
-                log.clear();
-                // The analysing thread may have finished already: then the log is dropped.
-                let _ = log_tx.send(log);
+            for outs in out_rx {
+                outs.into_iter().for_each(&mut out);
             }
             let pass = analysing.join();
             let end = reading.join();
@@ -331,14 +309,14 @@ pub fn analyze_reader_streaming(
         loop {
             let more = stage.fill(&mut b);
             pass.batch(&mut b);
+            for o in pass.drain(b.input_bytes) {
+                out(o);
+            }
             if !more {
                 pass.release_all();
-            }
-            let mut log = std::mem::take(&mut pass.side);
-            handover(&log, &mut pass.drain(b.input_bytes));
-            log.clear();
-            pass.side = log;
-            if !more {
+                for o in pass.drain(b.input_bytes) {
+                    out(o);
+                }
                 break;
             }
         }
@@ -375,19 +353,14 @@ pub fn analyze_reader_streaming(
     }
     let mut associations = pass.tracker.into_associations();
     for a in &mut associations {
-        if let Some(st) = side.take(a.id) {
-            a.set_side(st);
-        }
         a.timer_model_from_stack();
         a.infer.finish();
-        let lifecycle = &mut a.side_mut().lifecycle;
         match end.last_ns {
-            Some(t) => lifecycle.finish_at(t),
-            None => lifecycle.finish(),
+            Some(t) => a.lifecycle.finish_at(t),
+            None => a.lifecycle.finish(),
         }
-        done.association_done(a);
+        pass.acct.association_done(a);
     }
-    pass.acct.absorb_done(done);
     for w in pass.acct.warnings() {
         pass.warnings.push(|| w);
     }
@@ -444,8 +417,6 @@ struct Pass<'o> {
     /// Ended associations still with the tracker (end time, id), oldest first (`HOLD_ENDED_NS`).
     held: VecDeque<(i64, u32)>,
     acct: CaptureAccounting,
-    /// What lifecycle, streams and stalls read since the last hand-over (`side`).
-    side: SideLog,
     /// Retired associations and progress not yet handed on (see `drain`).
     out: Vec<Out>,
     emitted: u64,
@@ -468,7 +439,6 @@ impl<'o> Pass<'o> {
             ended: None,
             held: VecDeque::new(),
             acct: CaptureAccounting::default(),
-            side: SideLog::default(),
             out: Vec::new(),
             emitted: 0,
             emitted_tcp: 0,
@@ -534,12 +504,10 @@ impl<'o> Pass<'o> {
     }
 
     /// Whether what the pass holds should be handed on now rather than with the next progress:
-    /// side records and an ended association go at once (holding them measured slower, and
-    /// records take memory), retired TCP connections in groups.
+    /// an ended association goes at once (holding them measured slower), retired TCP
+    /// connections in groups.
     fn handover_due(&self) -> bool {
-        !self.side.is_empty()
-            || self.out.len() >= HANDOVER_TCP
-            || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
+        self.out.len() >= HANDOVER_TCP || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
     }
 
     /// What the pass hands on after a batch: retired associations, then progress.
@@ -617,12 +585,8 @@ impl<'o> Pass<'o> {
         let first_parsed = first_view.as_ref().map(|v| v.parse());
         let first_chunk = first_parsed.as_ref().and_then(|r| r.as_ref().ok());
         let classified = self.tracker.classify(&ctx, first_chunk);
-        if matches!(classified, Classified::Assoc { .. }) {
-            self.side.packet(&ctx);
-        }
-        if let Some(r) = self.tracker.take_restarted() {
-            self.side.restart(r.new, r.old, r.by);
-            self.end_association(r.old, ts_ns);
+        if let Some(old) = self.tracker.take_restarted() {
+            self.end_association(old, ts_ns);
         }
         let (a, sender, path, ended) = match classified {
             Classified::Assoc {
@@ -665,7 +629,7 @@ impl<'o> Pass<'o> {
                 }
                 types.extend(t);
             });
-            self.side.after_end(a, sender, &types);
+            assoc.lifecycle.after_end(&ctx, sender, &types);
             return;
         }
         let infer = &mut assoc.infer;
@@ -756,7 +720,9 @@ impl<'o> Pass<'o> {
 
     /// Retires an ended association: handed on whole, summarised by the receiving stage.
     fn emit_ended(&mut self, a: u32, now_ns: i64) {
-        if let Some(assoc) = self.tracker.retire(a, now_ns) {
+        if let Some(mut assoc) = self.tracker.retire(a, now_ns) {
+            assoc.lifecycle.finish();
+            self.acct.association_done(&assoc);
             self.emitted += 1;
             self.out.push(Out::Ended(self.first_ns, assoc));
         }
@@ -809,16 +775,27 @@ impl<'o> Pass<'o> {
             }
         }
         self.tracker.chunk(a, ctx, sender, path, view, chunk);
+        if chunk.is_none() {
+            // An ABORT whose causes are malformed still ends the association.
+            self.tracker
+                .get_mut(a)
+                .lifecycle
+                .unparsed(ctx, sender, view);
+        }
         if let Some(c) = chunk {
             let assoc = self.tracker.get_mut(a);
             assoc.infer.chunk(ctx, sender, view, c);
+            assoc.lifecycle.chunk(ctx, sender, view, c);
             if let sctp::Chunk::Init(init) = c {
                 assoc.stack.init(sender, ctx.vtag, view, init);
             }
+            if crate::streams::Streams::wants(view.ctype) {
+                assoc.streams.chunk(ctx, sender, view, c);
+            }
+            if crate::stalls::Stalls::wants(view.ctype) {
+                assoc.stalls.chunk(ctx, sender, c);
+            }
         }
-        // Lifecycle, streams and stalls (an ABORT whose causes are malformed, undecoded, still
-        // ends the association there).
-        self.side.chunk(a, sender, view, chunk);
         if matches!(
             view.ctype,
             sctp::types::SHUTDOWN_COMPLETE | sctp::types::ABORT

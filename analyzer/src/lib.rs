@@ -27,7 +27,6 @@ pub mod report;
 pub mod report_infer;
 pub mod sctp;
 pub mod serial;
-pub mod side;
 pub mod stack;
 mod stage;
 pub mod stalls;

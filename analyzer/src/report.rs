@@ -251,12 +251,12 @@ pub struct AssocReport {
 /// `ppid_missing`, `stream_reset`, `streams_added`) merged into `events` in capture order (for
 /// the JSON and the `events` table alike).
 pub fn lifecycle_report(c: TimeBase, a: &Association) -> LifecycleReport {
-    let mut l = a.lifecycle().report(
+    let mut l = a.lifecycle.report(
         c,
         [a.endpoints[0].port, a.endpoints[1].port],
         [a.endpoints[0].vtag, a.endpoints[1].vtag],
     );
-    let extra = a.streams().events(c);
+    let extra = a.streams.events(c);
     if !extra.is_empty() {
         let mut merged = Vec::with_capacity(l.events.len() + extra.len());
         let mut extra = extra.into_iter().peekable();
@@ -270,7 +270,7 @@ pub fn lifecycle_report(c: TimeBase, a: &Association) -> LifecycleReport {
         merged.extend(extra.map(stream_event));
         l.events = merged;
     }
-    l.events_dropped += a.streams().events_dropped();
+    l.events_dropped += a.streams.events_dropped();
     l
 }
 
@@ -366,7 +366,7 @@ impl AssocReport {
                 })
                 .collect(),
             // The four-way handshake completed (an INIT answered by ABORT was not "seen").
-            handshake_seen: a.lifecycle().handshake_completed(),
+            handshake_seen: a.lifecycle.handshake_completed(),
             first_s: c.rel_s(a.first_ns),
             last_s: c.rel_s(a.last_ns),
             first_frame: a.first_frame,
@@ -404,10 +404,10 @@ impl AssocReport {
             duplicate_frames: a.duplicate_frames,
             lifecycle: lifecycle_report(c, a),
             stream_summary: Box::new(
-                a.streams()
+                a.streams
                     .assoc_report([a.endpoints[0].port, a.endpoints[1].port]),
             ),
-            stalled: a.stalls().stalled_at_end(),
+            stalled: a.stalls.stalled_at_end(),
         }
     }
 }

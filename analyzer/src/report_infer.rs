@@ -262,9 +262,9 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                     frame: b.frame,
                 })
                 .collect(),
-            streams: a.streams().direction(c, s as u8),
-            streams_untracked_messages: a.streams().untracked_messages(s as u8),
-            stalls: a.stalls().report(
+            streams: a.streams.direction(c, s as u8),
+            streams_untracked_messages: a.streams.untracked_messages(s as u8),
+            stalls: a.stalls.report(
                 c,
                 s as u8,
                 stall_rto_ms(a, s),

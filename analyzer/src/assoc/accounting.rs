@@ -359,28 +359,16 @@ pub struct CaptureAccounting {
 }
 
 impl CaptureAccounting {
-    /// Takes the tallies of the associations done on the thread that summarises them
-    /// (`association_done` there): this accounting did none.
-    pub fn absorb_done(&mut self, done: CaptureAccounting) {
-        self.assoc_chunks = done.assoc_chunks;
-        self.ends = done.ends;
-        self.abort_causes = done.abort_causes;
-        let c = &mut self.checksums;
-        c.one_sided = done.checksums.one_sided;
-        c.mixed = done.checksums.mixed;
-        c.bad_side = done.checksums.bad_side;
-    }
-
     /// Tallies an association that is done (its lifecycle finished): end kind, ABORT causes,
     /// checksums per endpoint.
     pub fn association_done(&mut self, a: &super::Association) {
-        let kind = a.lifecycle().end_kind();
+        let kind = a.lifecycle.end_kind();
         match self.ends.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, n)) => *n += 1,
             None => self.ends.push((kind, 1)),
         }
         let mut seen: Vec<u16> = Vec::new();
-        for c in a.lifecycle().abort_causes() {
+        for c in a.lifecycle.abort_causes() {
             if seen.contains(&c.code) {
                 continue;
             }

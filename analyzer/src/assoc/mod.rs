@@ -13,7 +13,6 @@ use std::net::IpAddr;
 
 pub use crate::packet::PacketCtx;
 use crate::sctp::{Chunk, ChunkView, InitParam};
-use crate::side::SideState;
 
 /// One side of an association.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,12 +96,14 @@ pub struct Association {
     pub duplicate_frames: u64,
     /// Per-direction timer inference state, indexed by the DATA-sending endpoint.
     pub infer: crate::infer::AssocInfer,
+    /// How the association started and ended (events, end, causes).
+    pub lifecycle: crate::lifecycle::Lifecycle,
     /// The INIT / INIT-ACK each endpoint sent, for its stack (`crate::stack`).
     pub stack: crate::stack::Stacks,
-    /// How the association started and ended, its streams and its stalls: analysed apart from
-    /// the tracker (`crate::side`) and set here when the association is handed on (`set_side`);
-    /// read through `lifecycle()`, `streams()`, `stalls()`. None: nothing analysed yet.
-    side: Option<Box<SideState>>,
+    /// Negotiated streams, per-stream counts, PPIDs and upper layer.
+    pub streams: crate::streams::Streams,
+    /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15).
+    pub stalls: crate::stalls::Stalls,
 }
 
 impl Association {
@@ -130,42 +131,11 @@ impl Association {
             bad_from: [0; 2],
             duplicate_frames: 0,
             infer: crate::infer::AssocInfer::default(),
+            lifecycle: crate::lifecycle::Lifecycle::default(),
             stack: crate::stack::Stacks::default(),
-            side: None,
+            streams: crate::streams::Streams::default(),
+            stalls: crate::stalls::Stalls::default(),
         }
-    }
-
-    /// How the association started and ended (events, end, causes).
-    pub fn lifecycle(&self) -> &crate::lifecycle::Lifecycle {
-        &self.side().lifecycle
-    }
-
-    /// Negotiated streams, per-stream counts, PPIDs and upper layer.
-    pub fn streams(&self) -> &crate::streams::Streams {
-        &self.side().streams
-    }
-
-    /// Zero windows, path MTU black holes, frozen cumulative acks.
-    pub fn stalls(&self) -> &crate::stalls::Stalls {
-        &self.side().stalls
-    }
-
-    fn side(&self) -> &SideState {
-        static NOTHING: std::sync::OnceLock<SideState> = std::sync::OnceLock::new();
-        match &self.side {
-            Some(s) => s,
-            None => NOTHING.get_or_init(SideState::default),
-        }
-    }
-
-    /// What the side analyses learnt of this association (`crate::side::SidePlayer::take`).
-    pub fn set_side(&mut self, side: Box<SideState>) {
-        self.side = Some(side);
-    }
-
-    /// The side analyses' state, to finish them (made empty when nothing was analysed).
-    pub fn side_mut(&mut self) -> &mut SideState {
-        self.side.get_or_insert_with(Box::default)
     }
 
     /// Port pair in a canonical order (for the tracker's index).

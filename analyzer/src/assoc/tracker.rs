@@ -65,16 +65,6 @@ const RETIRED_GRACE_NS: i64 = 300_000_000_000;
 /// A retired association still indexed: (retired at, id, port key, its endpoints' tag keys).
 type Retired = (i64, u32, (u16, u16), [Option<TagKey>; 2]);
 
-/// An established association restarted by an INIT (RFC 9260 5.2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Restart {
-    /// The association that ended there, and its endpoint that sent the INIT.
-    pub old: u32,
-    pub by: u8,
-    /// The record that continues it.
-    pub new: u32,
-}
-
 /// Association reconstruction state for one capture.
 #[derive(Debug, Default)]
 pub struct Tracker {
@@ -89,9 +79,8 @@ pub struct Tracker {
     live_count: usize,
     limits: TrackerLimits,
     /// An established association that the last classified INIT restarted (RFC 9260 5.2.2): it
-    /// ended there; the caller takes it (`take_restarted`) with the INIT sender's endpoint in it
-    /// and the new record.
-    restarted: Option<Restart>,
+    /// ended there; the caller takes it (`take_restarted`).
+    restarted: Option<u32>,
     /// Set once when `max_associations` was hit.
     pub limit_warning: Option<String>,
     /// Set once when `max_unpaired` was hit.
@@ -177,7 +166,7 @@ impl Tracker {
     }
 
     /// The association that the last classified INIT restarted, once.
-    pub fn take_restarted(&mut self) -> Option<Restart> {
+    pub fn take_restarted(&mut self) -> Option<u32> {
         self.restarted.take()
     }
 
@@ -339,8 +328,11 @@ impl Tracker {
             if self.release_ended {
                 self.live_count -= 1;
             }
-            self.get_mut(old).closed_ns = Some(ctx.ts_ns);
-            self.restarted = Some(Restart { old, by, new: a });
+            let o = self.get_mut(old);
+            o.closed_ns = Some(ctx.ts_ns);
+            o.lifecycle.restarted(ctx, by, a as usize);
+            self.get_mut(a).lifecycle.restart_of(ctx, old as usize);
+            self.restarted = Some(old);
         }
         Ok((a, 0))
     }

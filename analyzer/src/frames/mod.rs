@@ -197,7 +197,7 @@ fn associations(
         col(
             "handshake_seen",
             a.iter()
-                .map(|x| x.lifecycle().handshake_completed())
+                .map(|x| x.lifecycle.handshake_completed())
                 .collect::<Vec<_>>(),
         ),
         col(
@@ -457,7 +457,7 @@ fn stalls(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         .iter()
         .flat_map(|a| {
             (0..2u8).flat_map(move |s| {
-                a.stalls()
+                a.stalls
                     .report(
                         tb,
                         s,

@@ -28,7 +28,7 @@ pub(super) fn streams(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         .iter()
         .flat_map(|a| {
             (0..2u8).flat_map(move |s| {
-                a.streams()
+                a.streams
                     .direction(tb, s)
                     .into_iter()
                     .map(move |r| (a.id as u32, u32::from(s), r))
@@ -95,11 +95,11 @@ pub(super) fn assoc_columns(c: &CaptureAnalysis) -> Vec<Column> {
     let upper: Vec<_> = a
         .iter()
         .map(|x| {
-            x.streams()
+            x.streams
                 .upper_layer([x.endpoints[0].port, x.endpoints[1].port])
         })
         .collect();
-    let neg: Vec<_> = a.iter().map(|x| x.streams().negotiated()).collect();
+    let neg: Vec<_> = a.iter().map(|x| x.streams.negotiated()).collect();
     let field = |ep: usize, f: fn(&crate::streams::NegotiatedReport) -> Option<u16>| {
         neg.iter()
             .map(|n| n.get(ep).and_then(f).map(u32::from))

@@ -185,27 +185,18 @@ impl Lifecycle {
     /// DATA and SACK arms allocate nothing and search nothing (per-packet hot path).
     #[inline]
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, view: &ChunkView<'_>, chunk: &Chunk<'_>) {
+        let s = usize::from(sender & 1);
         match chunk {
-            Chunk::Data(_) => self.data(ctx, sender),
-            Chunk::Sack(_) => self.sack(ctx, sender),
-            _ => self.control(ctx, usize::from(sender & 1), view, Some(chunk)),
+            Chunk::Data(_) => {
+                self.last_data_ns[s] = Some(ctx.ts_ns);
+                self.hot(ctx, s);
+            }
+            Chunk::Sack(_) => {
+                self.last_sack_ns[s] = Some(ctx.ts_ns);
+                self.hot(ctx, s);
+            }
+            _ => self.control(ctx, s, view, Some(chunk)),
         }
-    }
-
-    /// A DATA / I-DATA chunk sent by endpoint `sender` (`chunk` without the enum).
-    #[inline]
-    pub fn data(&mut self, ctx: &PacketCtx, sender: u8) {
-        let s = usize::from(sender & 1);
-        self.last_data_ns[s] = Some(ctx.ts_ns);
-        self.hot(ctx, s);
-    }
-
-    /// A SACK / NR-SACK sent by endpoint `sender` (`chunk` without the enum).
-    #[inline]
-    pub fn sack(&mut self, ctx: &PacketCtx, sender: u8) {
-        let s = usize::from(sender & 1);
-        self.last_sack_ns[s] = Some(ctx.ts_ns);
-        self.hot(ctx, s);
     }
 
     /// A chunk that did not parse (e.g. an ABORT with a malformed cause): what its header and

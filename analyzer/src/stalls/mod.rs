@@ -152,40 +152,15 @@ impl Stalls {
             Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
             Chunk::Sack(k) => {
                 let gaps = k.n_gap_blocks > 0;
-                // Read only while a resent packet is watched.
-                let highest = (gaps && self.dirs[1 - s].big.is_some())
+                // RFC 9260 3.3.4: gap blocks are offsets from the cumulative TSN ack.
+                let highest_gap = (gaps && self.dirs[1 - s].big.is_some())
                     .then(|| k.gap_blocks().map(|g| g.end).max())
-                    .flatten();
-                self.sack_chunk(ctx, sender, k.cum_tsn_ack, k.a_rwnd, gaps, highest)
+                    .flatten()
+                    .map(|e| k.cum_tsn_ack.wrapping_add(u32::from(e)));
+                self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, gaps, highest_gap)
             }
             _ => {}
         }
-    }
-
-    /// A DATA / I-DATA chunk sent by endpoint `sender` (`chunk` without the enum).
-    #[inline]
-    pub fn data_chunk(&mut self, ctx: &PacketCtx, sender: u8, d: &crate::sctp::DataChunk) {
-        self.data(ctx, usize::from(sender & 1), d.tsn, d.payload_len);
-    }
-
-    /// A SACK / NR-SACK sent by endpoint `sender`: its cumulative TSN ack, a_rwnd, whether it
-    /// has gap blocks, and the highest gap block end (an offset), when known.
-    #[inline]
-    pub fn sack_chunk(
-        &mut self,
-        ctx: &PacketCtx,
-        sender: u8,
-        cum: u32,
-        a_rwnd: u32,
-        gaps: bool,
-        highest_end: Option<u16>,
-    ) {
-        let s = usize::from(sender & 1);
-        // RFC 9260 3.3.4: gap blocks are offsets from the cumulative TSN ack.
-        let highest_gap = highest_end
-            .filter(|_| self.dirs[1 - s].big.is_some())
-            .map(|e| cum.wrapping_add(u32::from(e)));
-        self.sack(ctx, 1 - s, cum, a_rwnd, gaps, highest_gap)
     }
 
     /// The episodes so far, in the order they began.

@@ -523,12 +523,6 @@ impl Streams {
         }
     }
 
-    /// A DATA / I-DATA chunk sent by endpoint `sender` (`chunk` without the enum).
-    #[inline]
-    pub fn data_chunk(&mut self, ctx: &PacketCtx, sender: u8, d: &DataChunk) {
-        self.data(ctx, usize::from(sender & 1), d);
-    }
-
     #[inline]
     fn data(&mut self, ctx: &PacketCtx, s: usize, d: &DataChunk) {
         let dir = &mut self.dirs[s];
