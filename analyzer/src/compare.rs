@@ -208,7 +208,7 @@ pub fn render_text(file: &str, rows: &[ComparisonRow]) -> String {
             r.vantage,
             r.duration_s,
             num(r.handshake_ms, 1),
-            format!("{:.0}", r.goodput_bps),
+            crate::decimal::Fixed(r.goodput_bps, 0).to_string(),
             num(r.rtt_median_ms, 1),
             num(r.rtt_p95_ms, 1),
             num(r.retransmission_rate.map(|x| 100.0 * x), 2),

@@ -11,6 +11,7 @@ pub mod assoc;
 pub mod capture;
 pub mod chunk_rows;
 pub mod compare;
+pub mod decimal;
 #[cfg(feature = "frames")]
 pub mod frames;
 pub mod fxhash;

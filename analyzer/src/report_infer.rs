@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::assoc::Association;
+use crate::decimal::Fixed;
 use crate::infer::direction::{DirInfer, DstState};
 use crate::infer::stats::Dist;
 use crate::infer::summary::Vantage;
@@ -326,7 +327,7 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
     let s = usize::from(sender & 1);
     let sum = a.infer.summary[s].as_ref();
     if let Some(min) = sum.and_then(|x| x.rto_min_ms) {
-        return Some((min, format!("the inferred RTO.min {min:.0} ms")));
+        return Some((min, format!("the inferred RTO.min {} ms", Fixed(min, 0))));
     }
     // Expiries are timed where the timer runs: at the sender only.
     if sum.is_none_or(|x| x.vantage != Vantage::Sender) {
@@ -351,7 +352,10 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
             let r = ms(r);
             (
                 r,
-                format!("the shortest RTO of the sender's first T3-rtx expiries, {r:.0} ms, as its floor"),
+                format!(
+                    "the shortest RTO of the sender's first T3-rtx expiries, {} ms, as its floor",
+                    Fixed(r, 0)
+                ),
             )
         })
 }
@@ -363,14 +367,14 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     };
     let s = usize::from(sender & 1);
     let mut ev = format!(
-        "{} HEARTBEATs to {}; {} idle period{} between answered ones (median {:.0} ms, {:.0}-{:.0} ms)",
+        "{} HEARTBEATs to {}; {} idle period{} between answered ones (median {} ms, {}-{} ms)",
         d.hb_period.sent,
         d.addr,
         period.n,
         if period.n == 1 { "" } else { "s" },
-        period.median,
-        period.min,
-        period.max
+        Fixed(period.median, 0),
+        Fixed(period.min, 0),
+        Fixed(period.max, 0)
     );
     let floor = rto_floor_ms(a, sender);
     let ticks = a.infer.tick_estimator[s] == Some(true);
@@ -385,7 +389,8 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let linux = a.stack.report(s).name.as_deref() == Some("linux");
     match (&floor, found) {
         (Some((_, from)), Some((h, kept))) => ev.push_str(&format!(
-            ": heartbeat interval about {h:.0} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+            ": heartbeat interval about {} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+            Fixed(h, 0),
             crate::infer::settings::hb_interval_default(linux, h),
             crate::infer::settings::hb_interval(linux),
             if kept < periods.len() {
@@ -398,7 +403,8 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
             if ticks { " in 10 ms ticks" } else { "" }
         )),
         (Some((f, _)), None) => ev.push_str(&format!(
-            ": no heartbeat interval: too few periods, or periods that an RTO of {f:.0} ms does not leave an interval of at least one RTO in"
+            ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
+            Fixed(*f, 0)
         )),
         (None, _) => ev.push_str(
             ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",
@@ -424,8 +430,10 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
         let t = crate::infer::whatif::dead_idle_path_ms(h, rto, pmr, rto_max, linux) / 1e3;
         dead = Some(t);
         ev.push_str(&format!(
-            ". Dead while idle, it would be declared inactive about {t:.1} s after its first unanswered HEARTBEAT: {} strikes ({pmr_from} {pmr}, + 1) from an RTO of {rto:.0} ms, each doubling it{}",
+            ". Dead while idle, it would be declared inactive about {} s after its first unanswered HEARTBEAT: {} strikes ({pmr_from} {pmr}, + 1) from an RTO of {} ms, each doubling it{}",
+            Fixed(t, 1),
             pmr + 1,
+            Fixed(rto, 0),
             if linux {
                 ", a Linux strike coming when the next heartbeat timer fires"
             } else {

@@ -5,6 +5,7 @@ use super::direction::DirInfer;
 use super::events::{FailoverPolicy, RttKind, TimerStart};
 use super::stats::{median, Dist, Samples};
 use super::AssocInfer;
+use crate::decimal::Fixed;
 
 /// Where the capture was taken, relative to one direction's DATA sender (METRICS.md "Vantage").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +78,9 @@ fn vantage(inf: &AssocInfer, s: usize) -> (Vantage, String) {
     match (a, b) {
         (Some(a), Some(b)) => {
             let ev = format!(
-                "fastest answer to the DATA sender's requests {:.3} ms, to the peer's {:.3} ms",
-                ms(a),
-                ms(b)
+                "fastest answer to the DATA sender's requests {} ms, to the peer's {} ms",
+                Fixed(ms(a), 3),
+                Fixed(ms(b), 3)
             );
             let v = if b.saturating_mul(5) < a && a.saturating_sub(b) > 200_000 {
                 Vantage::Sender
@@ -709,9 +710,9 @@ fn path_failure(
         .max();
     evidence.push(match heard {
         Some(h) => format!(
-            "no SACK or HEARTBEAT-ACK came from {} in the {:.0} ms before the failover",
+            "no SACK or HEARTBEAT-ACK came from {} in the {} ms before the failover",
             old.addr,
-            (f.t_ns - h) as f64 / 1e6
+            Fixed((f.t_ns - h) as f64 / 1e6, 0)
         ),
         None => format!("no SACK or HEARTBEAT-ACK from {} was captured", old.addr),
     });
@@ -720,7 +721,7 @@ fn path_failure(
         .iter()
         .filter_map(|&i| dir.timeouts.get(i as usize))
         .filter_map(|t| t.observed_rto_ns)
-        .map(|n| format!("{:.0}", n as f64 / 1e6))
+        .map(|n| Fixed(n as f64 / 1e6, 0).to_string())
         .collect();
     if !rtos.is_empty() {
         evidence.push(format!(
@@ -768,9 +769,9 @@ fn path_failure(
                 expiries: 1,
             };
             alts.push(format!(
-                "with PF (pf_retrans 0: {}): about {:.2} s",
+                "with PF (pf_retrans 0: {}): about {} s",
                 super::settings::pf(linux),
-                super::whatif::predict(&o, &s) / 1e3
+                Fixed(super::whatif::predict(&o, &s) / 1e3, 2)
             ));
         }
         if r0 >= 3.0 * ALT_RTO_MIN_MS && r0 > 1.5 * estimate {
@@ -779,16 +780,18 @@ fn path_failure(
                 expiries: n,
             };
             alts.push(format!(
-                "with RTO.min {ALT_RTO_MIN_MS:.0} ms instead of {r0:.0} ms{} ({}): about {:.2} s",
+                "with RTO.min {} ms instead of {} ms{} ({}): about {} s",
+                Fixed(ALT_RTO_MIN_MS, 0),
+                Fixed(r0, 0),
                 super::settings::rto_min_default(linux, r0),
                 super::settings::rto_min(linux),
-                super::whatif::predict(&o, &s) / 1e3
+                Fixed(super::whatif::predict(&o, &s) / 1e3, 2)
             ));
         }
         (!alts.is_empty()).then(|| {
             format!(
-                "failover took {:.2} s; {} (RFC 9260 6.3 timer rules from the observed RTT; the outage's start and timer lateness as observed)",
-                failover_ms / 1e3,
+                "failover took {} s; {} (RFC 9260 6.3 timer rules from the observed RTT; the outage's start and timer lateness as observed)",
+                Fixed(failover_ms / 1e3, 2),
                 alts.join("; ")
             )
         })
@@ -841,7 +844,7 @@ fn classify(
             }
         }
     }
-    let fmt = |x: f64| format!("{x:.0}");
+    let fmt = |x: f64| Fixed(x, 0).to_string();
     if spiked {
         return (
             Some("rtt_spike"),

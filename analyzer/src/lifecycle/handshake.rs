@@ -72,8 +72,8 @@ impl Lifecycle {
                 );
                 if let Some(pw) = me.init_wait_ns.filter(|&w| w > 0) {
                     d.push_str(&format!(
-                        "; {:.1}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
-                        wait as f64 / pw as f64
+                        "; {}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
+                        crate::decimal::Fixed(wait as f64 / pw as f64, 1)
                     ));
                 }
                 if me.init_tag != Some(init.initiate_tag) {
@@ -178,8 +178,8 @@ impl Lifecycle {
                 );
                 if let Some(pw) = me.cookie_wait_ns.filter(|&w| w > 0) {
                     d.push_str(&format!(
-                        "; {:.1}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
-                        wait as f64 / pw as f64
+                        "; {}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
+                        crate::decimal::Fixed(wait as f64 / pw as f64, 1)
                     ));
                 }
                 (Kind::CookieEchoRetransmitted, d, Some(wait), Some(wait))

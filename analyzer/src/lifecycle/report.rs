@@ -112,15 +112,16 @@ pub(super) fn event_filter(frame: u64, ctype: u8) -> String {
 
 /// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs".
 pub(super) fn fmt_dur(ns: i64) -> String {
+    use crate::decimal::Fixed;
     let ns = ns.max(0) as f64;
     if ns >= 1e9 {
-        format!("{:.1} s", ns / 1e9)
+        format!("{} s", Fixed(ns / 1e9, 1))
     } else if ns >= 1e7 {
-        format!("{:.0} ms", ns / 1e6)
+        format!("{} ms", Fixed(ns / 1e6, 0))
     } else if ns >= 1e6 {
-        format!("{:.1} ms", ns / 1e6)
+        format!("{} ms", Fixed(ns / 1e6, 1))
     } else {
-        format!("{:.0} µs", ns / 1e3)
+        format!("{} µs", Fixed(ns / 1e3, 0))
     }
 }
 

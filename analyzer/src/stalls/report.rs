@@ -80,10 +80,10 @@ impl Stalls {
 fn evidence(e: &Episode, last_ns: i64, rto_ms: Option<f64>) -> String {
     let span = |to: i64| (to - e.start_ns) as f64 / 1e9;
     let how_long = match e.end {
-        Some((t, _)) => format!("for {:.2} s", span(t)),
+        Some((t, _)) => format!("for {} s", crate::decimal::Fixed(span(t), 2)),
         None => format!(
-            "from then to the end of the capture ({:.2} s and on)",
-            span(last_ns)
+            "from then to the end of the capture ({} s and on)",
+            crate::decimal::Fixed(span(last_ns), 2)
         ),
     };
     match e.cause {
@@ -103,7 +103,7 @@ fn evidence(e: &Episode, last_ns: i64, rto_ms: Option<f64>) -> String {
             "{} SACKs arrived with the cumulative TSN ack stuck at {} while DATA was outstanding, {how_long} (more than max(1 s, 3 RTO{})): the receiver takes no more data though it answers",
             e.sacks,
             e.value,
-            rto_ms.map_or(String::new(), |r| format!(" = {:.0} ms", 3.0 * r)),
+            rto_ms.map_or(String::new(), |r| format!(" = {} ms", crate::decimal::Fixed(3.0 * r, 0))),
         ),
     }
 }
