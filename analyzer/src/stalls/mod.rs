@@ -144,8 +144,9 @@ impl Stalls {
         )
     }
 
-    /// A chunk sent by endpoint `sender` (0 / 1).
-    #[inline]
+    /// A chunk sent by endpoint `sender` (0 / 1). Inlined into the caller's loop: a call per
+    /// chunk cost more than the common case's work.
+    #[inline(always)]
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>) {
         let s = usize::from(sender & 1);
         match chunk {

@@ -334,13 +334,19 @@ impl StreamRow {
 
 impl Dir {
     /// The row of stream `sid`, made on first sight; None past `MAX_STREAMS`.
-    #[inline]
+    #[inline(always)]
     fn row(&mut self, sid: u16, ctx: &PacketCtx) -> Option<&mut StreamRow> {
         // Consecutive DATA mostly go to one stream: the last row used is tried first.
         let last = usize::from(self.last_row);
         if self.rows.get(last).is_some_and(|r| r.sid == sid) {
             return self.rows.get_mut(last);
         }
+        self.other_row(sid, ctx)
+    }
+
+    /// `row` when the stream is not the last one used.
+    #[inline(never)]
+    fn other_row(&mut self, sid: u16, ctx: &PacketCtx) -> Option<&mut StreamRow> {
         // Most associations use a few streams: those are found by a scan of the rows, and the
         // pages of the index are only made past `SCAN_ROWS` (two allocations less per
         // association on the per-packet path).
@@ -503,8 +509,9 @@ impl Streams {
     }
 
     /// Every chunk of the association up to the one that ended it. `sender` is the index (0/1)
-    /// of the sending endpoint. The DATA arm allocates nothing but a stream's first row.
-    #[inline]
+    /// of the sending endpoint. The DATA arm allocates nothing but a stream's first row; it is
+    /// inlined into the caller's loop (a call per chunk cost more than its work).
+    #[inline(always)]
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, view: &ChunkView<'_>, chunk: &Chunk<'_>) {
         let s = usize::from(sender & 1);
         match chunk {
