@@ -530,7 +530,7 @@ impl Streams {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn data(&mut self, ctx: &PacketCtx, s: usize, d: &DataChunk) {
         let dir = &mut self.dirs[s];
         if !dir.tsns.first_time(d.tsn) {
