@@ -208,6 +208,7 @@ impl Tracker {
     }
 
     /// Counts one chunk (after `classify`).
+    #[inline(always)]
     pub fn chunk(
         &mut self,
         a: u32,
