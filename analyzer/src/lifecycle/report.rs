@@ -84,30 +84,39 @@ pub struct EndReport {
 /// and ABORT / SHUTDOWN-COMPLETE with the T bit by the sender's own tag (8.5.1 B, C), like
 /// Wireshark's SCTP "Filter this association". `tags[i]` is the tag endpoint `i` expects.
 pub fn assoc_filter(ports: [u16; 2], tags: [Option<u32>; 2]) -> String {
+    use std::fmt::Write;
     // Every packet of the association carries one of its two tags (RFC 9260 8.5; an ABORT or
     // SHUTDOWN-COMPLETE with the T bit its sender's own, 8.5.1), except INIT, whose tag is 0
-    // and whose Initiate Tag is one of them (the INIT-ACK's too).
-    let known: Vec<u32> = tags.iter().flatten().copied().collect();
-    let mut terms: Vec<String> = known
-        .iter()
-        .map(|t| format!("sctp.verification_tag == 0x{t:08x}"))
-        .collect();
-    terms.extend(
-        known
-            .iter()
-            .map(|t| format!("sctp.initiate_tag == 0x{t:08x}")),
-    );
-    let ports = format!("sctp.port == {} && sctp.port == {}", ports[0], ports[1]);
-    if terms.is_empty() {
-        ports
-    } else {
-        format!("{ports} && ({})", terms.join(" || "))
+    // and whose Initiate Tag is one of them (the INIT-ACK's too). Written into one string.
+    let mut f = String::with_capacity(160);
+    let _ = write!(f, "sctp.port == {} && sctp.port == {}", ports[0], ports[1]);
+    let known = tags.iter().flatten();
+    if known.clone().next().is_none() {
+        return f;
     }
+    f.push_str(" && (");
+    let mut first = true;
+    for field in ["verification_tag", "initiate_tag"] {
+        for t in known.clone() {
+            if !first {
+                f.push_str(" || ");
+            }
+            first = false;
+            let _ = write!(f, "sctp.{field} == 0x{t:08x}");
+        }
+    }
+    f.push(')');
+    f
 }
 
 /// Wireshark display filter selecting the chunk of an event.
 pub(super) fn event_filter(frame: u64, ctype: u8) -> String {
-    format!("frame.number == {frame} && sctp.chunk_type == {ctype}")
+    let mut f = String::with_capacity(48);
+    f.push_str("frame.number == ");
+    f.push_str(itoa::Buffer::new().format(frame));
+    f.push_str(" && sctp.chunk_type == ");
+    f.push_str(itoa::Buffer::new().format(ctype));
+    f
 }
 
 /// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs".
