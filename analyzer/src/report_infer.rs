@@ -1,6 +1,8 @@
 //! JSON contract of the timer inference (issue "Timer inference"): per-direction figures and
 //! per-path RTT, built from `infer::AssocInfer` after the pass.
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 
 use crate::assoc::Association;
@@ -388,7 +390,7 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let interval = found.map(|(h, _)| h);
     let linux = a.stack.report(s).name.as_deref() == Some("linux");
     match (&floor, found) {
-        (Some((_, from)), Some((h, kept))) => ev.push_str(&format!(
+        (Some((_, from)), Some((h, kept))) => { let _ = write!(ev,
             ": heartbeat interval about {} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
             Fixed(h, 0),
             crate::infer::settings::hb_interval_default(linux, h),
@@ -401,11 +403,11 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
                 String::new()
             },
             if ticks { " in 10 ms ticks" } else { "" }
-        )),
-        (Some((f, _)), None) => ev.push_str(&format!(
+        ); },
+        (Some((f, _)), None) => { let _ = write!(ev,
             ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
             Fixed(*f, 0)
-        )),
+        ); },
         (None, _) => ev.push_str(
             ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",
         ),
@@ -429,7 +431,7 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
         let rto_max = sum.and_then(|x| x.rto_max_ms);
         let t = crate::infer::whatif::dead_idle_path_ms(h, rto, pmr, rto_max, linux) / 1e3;
         dead = Some(t);
-        ev.push_str(&format!(
+        let _ = write!(ev,
             ". Dead while idle, it would be declared inactive about {} s after its first unanswered HEARTBEAT: {} strikes ({pmr_from} {pmr}, + 1) from an RTO of {} ms, each doubling it{}",
             Fixed(t, 1),
             pmr + 1,
@@ -439,7 +441,7 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
             } else {
                 ""
             }
-        ));
+        );
     }
     PathInfer {
         hb_period_ms: Some(period),

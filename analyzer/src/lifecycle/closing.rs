@@ -1,6 +1,8 @@
 //! The end of an association: ABORT and ERROR with their causes (stale cookie included), and the
 //! SHUTDOWN sequence (RFC 9260 9.2) with the wait from the closing side's last DATA.
 
+use std::fmt::Write as _;
+
 use super::report::{describe_causes, fmt_dur};
 use super::{AbortEnd, Event, Kind, Lifecycle, CAUSE_STALE_COOKIE};
 use crate::packet::PacketCtx;
@@ -32,10 +34,11 @@ impl Lifecycle {
                 d.push_str(" during the handshake");
             }
         } else if let Some((sd, _)) = self.first_shutdown {
-            d.push_str(&format!(
+            let _ = write!(
+                d,
                 " during the shutdown, {} after the SHUTDOWN",
                 fmt_dur(ctx.ts_ns - sd.0)
-            ));
+            );
         }
         if t_bit {
             // RFC 9260 3.3.7, 8.5.1 B: T set = the sender had no association and reflected the tag.
@@ -131,20 +134,27 @@ impl Lifecycle {
             // RFC 9260 9.2: the closing side sends SHUTDOWN once all its DATA is acknowledged;
             // sent right after the peer's SACK, the wait from its last DATA is that SACK's
             // delay (delayed SACK, 6.2): the delayed-SACK shutdown cost.
-            (Some(w), Some(k)) if ctx.ts_ns - k <= SHUTDOWN_AFTER_SACK_NS => d.push_str(&format!(
+            (Some(w), Some(k)) if ctx.ts_ns - k <= SHUTDOWN_AFTER_SACK_NS => {
+                let _ = write!(d,
                 ", {} after its last DATA: it waited for the SACK of that DATA, which came {} after it (RFC 9260 9.2; a wait near the peer's SACK delay is the delayed-SACK shutdown cost)",
                 fmt_dur(w),
                 fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
-            )),
-            (Some(w), Some(k)) => d.push_str(&format!(
+            );
+            }
+            (Some(w), Some(k)) => {
+                let _ = write!(d,
                 ", {} after its last DATA, which was acknowledged {} after it was sent: the application closed later (not a wait for a SACK)",
                 fmt_dur(w),
                 fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
-            )),
-            (Some(w), None) => d.push_str(&format!(
-                ", {} after its last DATA (no SACK of it captured before the SHUTDOWN)",
-                fmt_dur(w)
-            )),
+            );
+            }
+            (Some(w), None) => {
+                let _ = write!(
+                    d,
+                    ", {} after its last DATA (no SACK of it captured before the SHUTDOWN)",
+                    fmt_dur(w)
+                );
+            }
             (None, _) => d.push_str(" (it sent no DATA in the capture)"),
         }
         self.push(ctx, s, Kind::Shutdown, types::SHUTDOWN, d, delay, false);

@@ -1,6 +1,8 @@
 //! The four-way handshake (RFC 9260 5.1): INIT / INIT-ACK / COOKIE-ECHO / COOKIE-ACK, their
 //! retransmissions, the collision cases of RFC 9260 5.2.1-5.2.4 and when the handshake completed.
 
+use std::fmt::Write as _;
+
 use super::report::fmt_dur;
 use super::{Kind, Lifecycle, Stamp, INIT_ACK_LOG};
 use crate::packet::PacketCtx;
@@ -71,10 +73,10 @@ impl Lifecycle {
                     fmt_dur(wait)
                 );
                 if let Some(pw) = me.init_wait_ns.filter(|&w| w > 0) {
-                    d.push_str(&format!(
+                    let _ = write!(d,
                         "; {}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
                         crate::decimal::Fixed(wait as f64 / pw as f64, 1)
-                    ));
+                    );
                 }
                 if me.init_tag != Some(init.initiate_tag) {
                     d.push_str("; new Initiate Tag");
@@ -177,10 +179,11 @@ impl Lifecycle {
                     fmt_dur(wait)
                 );
                 if let Some(pw) = me.cookie_wait_ns.filter(|&w| w > 0) {
-                    d.push_str(&format!(
+                    let _ = write!(
+                        d,
                         "; {}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
                         crate::decimal::Fixed(wait as f64 / pw as f64, 1)
-                    ));
+                    );
                 }
                 (Kind::CookieEchoRetransmitted, d, Some(wait), Some(wait))
             }
@@ -289,10 +292,11 @@ impl Lifecycle {
         } else {
             d.push_str(": association established (RFC 9260 5.1 E)");
             if let Some(i) = self.first_init {
-                d.push_str(&format!(
+                let _ = write!(
+                    d,
                     "; handshake {} from the first INIT",
                     fmt_dur(ctx.ts_ns - i.0)
-                ));
+                );
             }
         }
         self.push(ctx, s, Kind::CookieAck, types::COOKIE_ACK, d, delay, false);

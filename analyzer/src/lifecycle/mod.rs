@@ -7,6 +7,8 @@
 //! collisions, `closing` ABORT / ERROR and the SHUTDOWN sequence, `heartbeat` the HEARTBEAT /
 //! HEARTBEAT-ACK matching, `report` the JSON contract and the end in words.
 
+use std::fmt::Write as _;
+
 mod closing;
 mod handshake;
 mod heartbeat;
@@ -502,7 +504,9 @@ impl Lifecycle {
                 fmt_dur(l.span_ns)
             );
             match l.closed_by_frame {
-                Some(f) => d.push_str(&format!(", until the HEARTBEAT-ACK in frame {f}")),
+                Some(f) => {
+                    let _ = write!(d, ", until the HEARTBEAT-ACK in frame {f}");
+                }
                 None => d.push_str(", never answered in the capture"),
             }
             d.push_str(" (RFC 9260 8.3: each unanswered HEARTBEAT counts toward Path.Max.Retrans)");

@@ -1,6 +1,8 @@
 //! The lifecycle's JSON contract (`LifecycleReport`, `EventReport`, `EndReport`), the end of an
 //! association in words, and the Wireshark display filters of associations and events.
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Event, Kind, Lifecycle};
@@ -84,7 +86,6 @@ pub struct EndReport {
 /// and ABORT / SHUTDOWN-COMPLETE with the T bit by the sender's own tag (8.5.1 B, C), like
 /// Wireshark's SCTP "Filter this association". `tags[i]` is the tag endpoint `i` expects.
 pub fn assoc_filter(ports: [u16; 2], tags: [Option<u32>; 2]) -> String {
-    use std::fmt::Write;
     // Every packet of the association carries one of its two tags (RFC 9260 8.5; an ABORT or
     // SHUTDOWN-COMPLETE with the T bit its sender's own, 8.5.1), except INIT, whose tag is 0
     // and whose Initiate Tag is one of them (the INIT-ACK's too). Written into one string.
@@ -148,7 +149,9 @@ pub(super) fn describe_causes(causes: &[CauseInfo]) -> String {
     match causes.len() {
         1 => {}
         2 => s.push_str(" and 1 more cause"),
-        n => s.push_str(&format!(" and {} more causes", n - 1)),
+        n => {
+            let _ = write!(s, " and {} more causes", n - 1);
+        }
     }
     s
 }
@@ -249,20 +252,22 @@ impl Lifecycle {
                 let first = self.first_shutdown.map(|(at, _)| at);
                 if let Some(last) = by.and_then(|b| self.last_data_ns[usize::from(b)]) {
                     if let Some(sd) = first {
-                        d.push_str(&format!(
+                        let _ = write!(
+                            d,
                             "; its last DATA {} before the SHUTDOWN",
                             fmt_dur(sd.0 - last)
-                        ));
+                        );
                     }
                 }
                 match (self.complete, self.first_shutdown_ack) {
                     (Some((when, _, t_bit)), _) => {
                         at(&mut end, when);
                         if let Some(sd) = first {
-                            d.push_str(&format!(
+                            let _ = write!(
+                                d,
                                 "; SHUTDOWN to SHUTDOWN-COMPLETE {}",
                                 fmt_dur(when.0 - sd.0)
-                            ));
+                            );
                         }
                         if t_bit {
                             d.push_str("; SHUTDOWN-COMPLETE with the T bit set (sent without an association, RFC 9260 8.4)");

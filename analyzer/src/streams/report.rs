@@ -1,6 +1,8 @@
 //! The streams' JSON contract (`StreamReport`, `UpperLayer`, `NegotiatedReport`) and their events
 //! in words (`StreamEvent`, merged by the report into the association's `events`).
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 
 use super::{ppid, Answer, Event, Streams, What};
@@ -226,15 +228,17 @@ impl Streams {
             }
             if let Some(port) = port {
                 if port.protocol == proto {
-                    ev.push_str(&format!(
+                    let _ = write!(
+                        ev,
                         "; SCTP port {} is {proto}'s ({})",
                         port.port, port.reference
-                    ));
+                    );
                 } else {
-                    ev.push_str(&format!(
+                    let _ = write!(
+                        ev,
                         "; SCTP port {} is registered for {} ({}), the PPIDs say otherwise",
                         port.port, port.protocol, port.reference
-                    ));
+                    );
                 }
             }
             return UpperLayer {
@@ -262,7 +266,7 @@ impl Streams {
                 port.port, port.protocol, port.reference
             );
             if let Some(p) = port.ppid {
-                ev.push_str(&format!(", whose PPID is {p}"));
+                let _ = write!(ev, ", whose PPID is {p}");
             }
             return UpperLayer {
                 name: Some(port.protocol.to_string()),
@@ -313,7 +317,7 @@ impl Streams {
                     bound = format!("endpoint {by}'s own OS {os} (below {bound})");
                 }
                 if *added > 0 {
-                    bound.push_str(&format!(" plus {added} added by RE-CONFIG"));
+                    let _ = write!(bound, " plus {added} added by RE-CONFIG");
                 }
                 let mut d = format!(
                     "endpoint {by} sent {} on stream {sid}, not below the {limit} streams usable in this direction ({bound}; RFC 9260 5.1.1): the receiver must reject it (RFC 9260 6.5)",
@@ -321,17 +325,20 @@ impl Streams {
                 );
                 match rejected {
                     Some(r) => {
-                        d.push_str(&format!(
+                        let _ = write!(d,
                             "; endpoint {peer} answered with an {} (Invalid Stream Identifier) in frame {}",
                             chunk_type_name(r.ctype),
                             r.frame
-                        ));
+                        );
                         causes.push(r.cause.clone());
                         delay_ms = Some((r.ts_ns - e.ts_ns) as f64 / 1e6);
                     }
-                    None => d.push_str(&format!(
-                        "; no ERROR or ABORT from endpoint {peer} naming it was captured"
-                    )),
+                    None => {
+                        let _ = write!(
+                            d,
+                            "; no ERROR or ABORT from endpoint {peer} naming it was captured"
+                        );
+                    }
                 }
                 (
                     "invalid_stream",
@@ -350,19 +357,26 @@ impl Streams {
                     "endpoint {by} reported DATA of endpoint {peer} on invalid stream {sid} ({chunk} cause Invalid Stream Identifier, RFC 9260 6.5)"
                 );
                 if *reports > 1 {
-                    d.push_str(&format!(", {reports} times"));
+                    let _ = write!(d, ", {reports} times");
                 }
                 match data_frame {
-                    Some(f) => d.push_str(&format!(
-                        "; endpoint {peer}'s first DATA on stream {sid} is frame {f}"
-                    )),
-                    None => d.push_str(&format!(
-                        "; no DATA of endpoint {peer} on stream {sid} was captured"
-                    )),
+                    Some(f) => {
+                        let _ = write!(
+                            d,
+                            "; endpoint {peer}'s first DATA on stream {sid} is frame {f}"
+                        );
+                    }
+                    None => {
+                        let _ = write!(
+                            d,
+                            "; no DATA of endpoint {peer} on stream {sid} was captured"
+                        );
+                    }
                 }
-                d.push_str(&format!(
+                let _ = write!(
+                    d,
                     "; endpoint {by}'s inbound stream count (MIS) was not captured"
-                ));
+                );
                 ("invalid_stream", d, chunk_filter)
             }
             What::PpidMissing { port, messages } => {
@@ -434,9 +448,10 @@ impl Streams {
                         .zip(self.neg[usize::from(peer)].mis)
                         .map(|(os, mis)| u32::from(os.min(mis)) + neg.added_out);
                     if let Some(u) = usable {
-                        d.push_str(&format!(
+                        let _ = write!(
+                            d,
                             "; endpoint {by} may send on {u} streams at the capture's end"
-                        ));
+                        );
                     }
                 }
                 ("streams_added", d, chunk_filter)
