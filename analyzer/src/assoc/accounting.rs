@@ -91,9 +91,10 @@ struct Slot {
 /// Finds capture duplicates among a capture's SCTP packets.
 #[derive(Debug)]
 pub struct DupFilter {
-    /// `DupKey::content` of the last `DUP_RING` packets (0: empty), and the rest of their keys.
-    contents: [u64; DUP_RING],
-    slots: Vec<Slot>,
+    /// Low 32 bits of the `DupKey::content` of the last `DUP_RING` packets (a prefilter: 32-bit
+    /// lanes compare in one SSE2 instruction), and their whole keys (`None`: empty).
+    contents: [u32; DUP_RING],
+    slots: [Option<Slot>; DUP_RING],
     next: usize,
     /// Duplicates per (first copy's, duplicate's) link packet type (0-5, 6 = none).
     pub link_pairs: [[u64; 7]; 7],
@@ -103,7 +104,7 @@ impl Default for DupFilter {
     fn default() -> Self {
         DupFilter {
             contents: [0; DUP_RING],
-            slots: Vec::new(),
+            slots: [None; DUP_RING],
             next: 0,
             link_pairs: [[0; 7]; 7],
         }
@@ -122,20 +123,20 @@ impl DupFilter {
     ) -> Option<FirstCopy> {
         // One branch-free pass over the small key array (vectorised) rules out nearly every
         // packet; only a hit looks at the slots.
+        let low = key.content as u32;
         let mut hit = false;
         for &c in &self.contents {
-            hit |= c == key.content;
+            hit |= c == low;
         }
         if !hit {
             return None;
         }
         // The latest earlier packet with this key (the same bytes may be in the ring twice).
         let s = self
-            .contents
+            .slots
             .iter()
-            .zip(&self.slots)
-            .filter(|(&c, s)| c == key.content && s.key == *key && s.ts_ns <= ts_ns)
-            .map(|(_, s)| s)
+            .flatten()
+            .filter(|s| s.key == *key && s.ts_ns <= ts_ns)
             .max_by_key(|s| s.ts_ns)?;
         let dt = ts_ns - s.ts_ns;
         if !(0..=DUP_QUIET_NS).contains(&dt) {
@@ -151,14 +152,10 @@ impl DupFilter {
     /// Remembers a packet that was not a duplicate (in place of the oldest).
     #[inline]
     pub fn insert(&mut self, key: DupKey, ts_ns: i64, first: FirstCopy) {
-        let slot = Slot { key, ts_ns, first };
         let i = self.next;
         self.next = (i + 1) % DUP_RING;
-        self.contents[i] = key.content;
-        match self.slots.get_mut(i) {
-            Some(s) => *s = slot,
-            None => self.slots.push(slot),
-        }
+        self.contents[i] = key.content as u32;
+        self.slots[i] = Some(Slot { key, ts_ns, first });
     }
 
     /// Counts the link evidence of one duplicate.
