@@ -212,7 +212,16 @@ impl SsnTrack {
         } else {
             i64::from((n as u16).wrapping_sub(self.highest as u16) as i16)
         };
-        if d > 0 {
+        if d == 1 {
+            // The next number (the common case): the window's far end leaves it, a gap when it
+            // was not seen.
+            if self.span >= 64 {
+                self.gaps += 1 - (self.bits >> 63);
+            }
+            self.bits = (self.bits << 1) | 1;
+            self.highest = n;
+            self.span = self.span.saturating_add(1);
+        } else if d > 0 {
             let d = d as u64;
             let held = u64::from(self.span.min(64));
             if d >= 64 {

@@ -441,3 +441,48 @@ fn streams_and_events_are_bounded() {
         [(0, 1), (65535, 2)]
     );
 }
+
+/// The SSN window's gap count (with its fast path for the next number) against a plain
+/// reference: a number is a gap once it leaves the 64-number window unseen, or is still missing
+/// inside it at the end; a late number fills its hole only inside the window.
+#[test]
+fn ssn_window_gaps_match_a_plain_reference() {
+    let mut seed = 0x55_aa_u64;
+    let mut next = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as u32
+    };
+    for round in 0..200 {
+        let mut t = SsnTrack::default();
+        let (first, mut highest) = (1000u32, 1000u32);
+        let mut seen = std::collections::BTreeSet::from([first]);
+        let mut gone_unseen = 0u64;
+        t.add(first, true, 0);
+        for _ in 0..(50 + round * 3) {
+            let r = next() % 100;
+            let n = if r < 80 {
+                highest + 1
+            } else if r < 90 {
+                highest + 2 + next() % 70
+            } else {
+                highest.saturating_sub(next() % 80).max(first)
+            };
+            if n > highest {
+                // Numbers leaving the window [n - 63, n].
+                for m in highest.saturating_sub(63).max(first)..n.saturating_sub(63).max(first) {
+                    gone_unseen += u64::from(!seen.contains(&m));
+                }
+                highest = n;
+                seen.insert(n);
+            } else if highest - n < 64 {
+                seen.insert(n);
+            }
+            t.add(n, true, 0);
+        }
+        let window = highest.saturating_sub(63).max(first)..=highest;
+        let missing = window.filter(|m| !seen.contains(m)).count() as u64;
+        assert_eq!(t.total_gaps(), gone_unseen + missing, "round {round}");
+    }
+}
