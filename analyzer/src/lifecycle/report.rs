@@ -120,18 +120,31 @@ pub(super) fn event_filter(frame: u64, ctype: u8) -> String {
     f
 }
 
-/// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs".
-pub(super) fn fmt_dur(ns: i64) -> String {
-    use crate::decimal::Fixed;
-    let ns = ns.max(0) as f64;
-    if ns >= 1e9 {
-        format!("{} s", Fixed(ns / 1e9, 1))
-    } else if ns >= 1e7 {
-        format!("{} ms", Fixed(ns / 1e6, 0))
-    } else if ns >= 1e6 {
-        format!("{} ms", Fixed(ns / 1e6, 1))
-    } else {
-        format!("{} µs", Fixed(ns / 1e3, 0))
+/// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs" (written where it is used, no
+/// string of its own).
+pub(super) fn fmt_dur(ns: i64) -> Dur {
+    Dur(ns)
+}
+
+/// `fmt_dur`'s text.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Dur(i64);
+
+impl std::fmt::Display for Dur {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::decimal::Fixed;
+        let ns = self.0.max(0) as f64;
+        let (value, unit) = if ns >= 1e9 {
+            (Fixed(ns / 1e9, 1), " s")
+        } else if ns >= 1e7 {
+            (Fixed(ns / 1e6, 0), " ms")
+        } else if ns >= 1e6 {
+            (Fixed(ns / 1e6, 1), " ms")
+        } else {
+            (Fixed(ns / 1e3, 0), " µs")
+        };
+        std::fmt::Display::fmt(&value, f)?;
+        f.write_str(unit)
     }
 }
 
