@@ -371,7 +371,7 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let mut ev = format!(
         "{} HEARTBEATs to {}; {} idle period{} between answered ones (median {} ms, {}-{} ms)",
         d.hb_period.sent,
-        d.addr,
+        crate::net::Ip(d.addr),
         period.n,
         if period.n == 1 { "" } else { "s" },
         Fixed(period.median, 0),

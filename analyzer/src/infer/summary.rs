@@ -711,10 +711,13 @@ fn path_failure(
     evidence.push(match heard {
         Some(h) => format!(
             "no SACK or HEARTBEAT-ACK came from {} in the {} ms before the failover",
-            old.addr,
+            crate::net::Ip(old.addr),
             Fixed((f.t_ns - h) as f64 / 1e6, 0)
         ),
-        None => format!("no SACK or HEARTBEAT-ACK from {} was captured", old.addr),
+        None => format!(
+            "no SACK or HEARTBEAT-ACK from {} was captured",
+            crate::net::Ip(old.addr)
+        ),
     });
     let rtos: Vec<String> = f
         .timeouts
@@ -728,7 +731,7 @@ fn path_failure(
             "{} T3-rtx expir{} on {} since the outage began (observed RTO {} ms)",
             rtos.len(),
             if rtos.len() == 1 { "y" } else { "ies" },
-            old.addr,
+            crate::net::Ip(old.addr),
             rtos.join(", ")
         ));
     }

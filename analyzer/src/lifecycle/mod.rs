@@ -500,7 +500,7 @@ impl Lifecycle {
             let mut d = format!(
                 "{} HEARTBEAT{plural} to {} unanswered over {}",
                 l.count,
-                l.dst,
+                crate::net::Ip(l.dst),
                 fmt_dur(l.span_ns)
             );
             match l.closed_by_frame {

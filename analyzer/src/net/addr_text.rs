@@ -27,6 +27,39 @@ pub fn ip_text(a: &IpAddr) -> String {
     }
 }
 
+/// An address written into a text being formatted (`format!("{}", Ip(a))`): `ip_text` without a
+/// string of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Ip(pub IpAddr);
+
+impl std::fmt::Display for Ip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let IpAddr::V4(v4) = self.0 else {
+            return std::fmt::Display::fmt(&self.0, f);
+        };
+        let mut buf = [0u8; 15];
+        let mut n = 0;
+        for (i, o) in v4.octets().into_iter().enumerate() {
+            if i > 0 {
+                buf[n] = b'.';
+                n += 1;
+            }
+            if o >= 100 {
+                buf[n] = b'0' + o / 100;
+                n += 1;
+            }
+            if o >= 10 {
+                buf[n] = b'0' + o / 10 % 10;
+                n += 1;
+            }
+            buf[n] = b'0' + o % 10;
+            n += 1;
+        }
+        // Digits and dots only: ASCII.
+        f.write_str(std::str::from_utf8(&buf[..n]).map_err(|_| std::fmt::Error)?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,10 +78,12 @@ mod tests {
         ] {
             let ip: IpAddr = a.parse().unwrap();
             assert_eq!(ip_text(&ip), ip.to_string(), "{a}");
+            assert_eq!(Ip(ip).to_string(), ip.to_string(), "{a}");
         }
         for o in 0..=255u8 {
             let ip = IpAddr::from([o, 255 - o, o / 3, o.wrapping_mul(7)]);
             assert_eq!(ip_text(&ip), ip.to_string());
+            assert_eq!(Ip(ip).to_string(), ip.to_string());
         }
     }
 }

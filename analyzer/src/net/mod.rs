@@ -21,7 +21,7 @@ pub mod transport;
 #[cfg(test)]
 mod tests;
 
-pub use addr_text::ip_text;
+pub use addr_text::{ip_text, Ip};
 pub use error::{NetError, NetErrorKind};
 
 /// An address from its network-order bytes: 4 for IPv4, 16 for IPv6 (as a batch keeps them).
