@@ -299,14 +299,14 @@ fn names(out: &mut String, params: &[u16]) {
 
 /// What one INIT / INIT-ACK showed, in words (appended to every evidence), appended to `d`.
 fn describe(d: &mut String, s: &Seen) {
-    let _ = write!(
-        d,
-        "{}: a_rwnd {}, streams {} out / {} in, parameters [",
-        if s.ack { "INIT-ACK" } else { "INIT" },
-        s.a_rwnd,
-        s.outbound_streams,
-        s.inbound_streams,
-    );
+    let mut n = itoa::Buffer::new();
+    d.push_str(if s.ack { "INIT-ACK: a_rwnd " } else { "INIT: a_rwnd " });
+    d.push_str(n.format(s.a_rwnd));
+    d.push_str(", streams ");
+    d.push_str(n.format(s.outbound_streams));
+    d.push_str(" out / ");
+    d.push_str(n.format(s.inbound_streams));
+    d.push_str(" in, parameters [");
     names(d, &s.params);
     d.push(']');
     if s.params_dropped {
@@ -314,13 +314,18 @@ fn describe(d: &mut String, s: &Seen) {
     }
     if let Some(e) = &s.extensions {
         d.push_str(", extensions [");
-        for (i, t) in e.iter().enumerate() {
-            let _ = write!(d, "{}{t}", if i > 0 { ", " } else { "" });
+        for (i, &t) in e.iter().enumerate() {
+            if i > 0 {
+                d.push_str(", ");
+            }
+            d.push_str(itoa::Buffer::new().format(t));
         }
         d.push(']');
     }
     if let Some(l) = s.cookie_len {
-        let _ = write!(d, ", cookie {l} bytes");
+        d.push_str(", cookie ");
+        d.push_str(itoa::Buffer::new().format(l));
+        d.push_str(" bytes");
     }
     if s.flags != 0 {
         let _ = write!(d, ", flags 0x{:02x}", s.flags);
