@@ -331,13 +331,32 @@ pub(super) fn established_only(ctype: u8) -> bool {
 }
 
 /// An INIT / INIT-ACK's parameters in words.
-fn init_text(init: &InitChunk) -> String {
-    format!(
-        "(Initiate Tag 0x{:08x}, {} outbound / {} inbound streams, a_rwnd {}, initial TSN {})",
-        init.initiate_tag,
-        init.outbound_streams,
-        init.inbound_streams,
-        init.a_rwnd,
-        init.initial_tsn
-    )
+fn init_text(init: &InitChunk) -> InitText<'_> {
+    InitText(init)
+}
+
+/// "(Initiate Tag 0x9a6e8fa6, 10 outbound / 2048 inbound streams, a_rwnd 131072, initial TSN
+/// 1935515100)", written where it is used.
+struct InitText<'a>(&'a InitChunk);
+
+impl std::fmt::Display for InitText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let init = self.0;
+        let mut n = itoa::Buffer::new();
+        let mut hex = [0u8; 8];
+        for (i, h) in hex.iter_mut().enumerate() {
+            *h = b"0123456789abcdef"[(init.initiate_tag >> (28 - 4 * i) & 0xf) as usize];
+        }
+        f.write_str("(Initiate Tag 0x")?;
+        f.write_str(std::str::from_utf8(&hex).map_err(|_| std::fmt::Error)?)?;
+        f.write_str(", ")?;
+        f.write_str(n.format(init.outbound_streams))?;
+        f.write_str(" outbound / ")?;
+        f.write_str(n.format(init.inbound_streams))?;
+        f.write_str(" inbound streams, a_rwnd ")?;
+        f.write_str(n.format(init.a_rwnd))?;
+        f.write_str(", initial TSN ")?;
+        f.write_str(n.format(init.initial_tsn))?;
+        f.write_str(")")
+    }
 }

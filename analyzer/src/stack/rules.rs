@@ -300,7 +300,11 @@ fn names(out: &mut String, params: &[u16]) {
 /// What one INIT / INIT-ACK showed, in words (appended to every evidence), appended to `d`.
 fn describe(d: &mut String, s: &Seen) {
     let mut n = itoa::Buffer::new();
-    d.push_str(if s.ack { "INIT-ACK: a_rwnd " } else { "INIT: a_rwnd " });
+    d.push_str(if s.ack {
+        "INIT-ACK: a_rwnd "
+    } else {
+        "INIT: a_rwnd "
+    });
     d.push_str(n.format(s.a_rwnd));
     d.push_str(", streams ");
     d.push_str(n.format(s.outbound_streams));
