@@ -150,10 +150,16 @@ fn ms(ns: i64) -> f64 {
 
 /// Wireshark display filter for one DATA chunk (raw TSN, so relative TSNs do not matter).
 fn tsn_filter(tsn: u32, vtag: Option<u32>) -> String {
-    match vtag {
-        Some(v) => format!("sctp.data_tsn_raw == {tsn} && sctp.verification_tag == 0x{v:08x}"),
-        None => format!("sctp.data_tsn_raw == {tsn}"),
+    let mut f = String::with_capacity(72);
+    f.push_str("sctp.data_tsn_raw == ");
+    f.push_str(itoa::Buffer::new().format(tsn));
+    if let Some(v) = vtag {
+        f.push_str(" && sctp.verification_tag == 0x");
+        for i in (0..8).rev() {
+            f.push(char::from(b"0123456789abcdef"[(v >> (4 * i) & 0xf) as usize]));
+        }
     }
+    f
 }
 
 /// The directions of an association that carried DATA.
