@@ -156,7 +156,9 @@ fn tsn_filter(tsn: u32, vtag: Option<u32>) -> String {
     if let Some(v) = vtag {
         f.push_str(" && sctp.verification_tag == 0x");
         for i in (0..8).rev() {
-            f.push(char::from(b"0123456789abcdef"[(v >> (4 * i) & 0xf) as usize]));
+            f.push(char::from(
+                b"0123456789abcdef"[(v >> (4 * i) & 0xf) as usize],
+            ));
         }
     }
     f
