@@ -185,6 +185,7 @@ impl Association {
     }
 
     /// Accounts one chunk sent by endpoint `sender` on path row `path`.
+    #[inline(always)]
     fn count_chunk(
         &mut self,
         ctx: &PacketCtx,

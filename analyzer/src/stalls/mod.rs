@@ -284,7 +284,7 @@ impl Stalls {
     /// A SACK for direction `s`; `gaps`: it reports DATA received beyond the cumulative ack,
     /// `highest_gap` the highest TSN it so acknowledges (computed only while a resent packet is
     /// watched).
-    #[inline]
+    #[inline(always)]
     fn sack(
         &mut self,
         ctx: &PacketCtx,

@@ -311,7 +311,7 @@ impl StreamRow {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, ctx: &PacketCtx, d: &DataChunk, epoch: u16) {
         self.chunks += 1;
         self.bytes += u64::from(d.payload_len);
