@@ -155,11 +155,7 @@ fn tsn_filter(tsn: u32, vtag: Option<u32>) -> String {
     f.push_str(itoa::Buffer::new().format(tsn));
     if let Some(v) = vtag {
         f.push_str(" && sctp.verification_tag == 0x");
-        for i in (0..8).rev() {
-            f.push(char::from(
-                b"0123456789abcdef"[(v >> (4 * i) & 0xf) as usize],
-            ));
-        }
+        f.push_str(crate::decimal::Hex8::new(v).as_str());
     }
     f
 }
@@ -275,13 +271,7 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                 .collect(),
             streams: a.streams.direction(c, s as u8),
             streams_untracked_messages: a.streams.untracked_messages(s as u8),
-            stalls: a.stalls.report(
-                c,
-                s as u8,
-                stall_rto_ms(a, s),
-                a.last_ns,
-                [a.endpoints[0].vtag, a.endpoints[1].vtag],
-            ),
+            stalls: stall_reports(c, a, s as u8),
         });
     }
     out
@@ -308,9 +298,24 @@ pub fn path_infer(a: &Association, sender: u8, dst: std::net::IpAddr) -> PathInf
     }
 }
 
+/// The stalls of DATA sender `s` (`directions[i].stalls`, the `stalls` DataFrame).
+pub(crate) fn stall_reports(
+    c: TimeBase,
+    a: &Association,
+    s: u8,
+) -> Vec<crate::stalls::StallReport> {
+    a.stalls.report(
+        c,
+        s,
+        stall_rto_ms(a, usize::from(s)),
+        a.last_ns,
+        [a.endpoints[0].vtag, a.endpoints[1].vtag],
+    )
+}
+
 /// The sender's RTO for the max(1 s, 3 RTO) of a frozen cumulative ack: its longest observed
 /// first-expiry RTO, else the claimed RTO.min with its destinations' largest estimate.
-pub(crate) fn stall_rto_ms(a: &Association, s: usize) -> Option<f64> {
+fn stall_rto_ms(a: &Association, s: usize) -> Option<f64> {
     let dir = &a.infer.dirs[s];
     let observed = dir
         .timeouts
@@ -396,26 +401,34 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     // more of the RTO assumed than of the interval (a floor taken from expiries may be far off).
     let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
     let interval = found.map(|(h, _)| h);
-    let linux = a.stack.report(s).name.as_deref() == Some("linux");
+    // The 10 ms tick estimator is set for a Linux stack, and only for one
+    // (`Association::timer_model_from_stack`): its knob names are Linux's.
+    let linux = ticks;
     match (&floor, found) {
-        (Some((_, from)), Some((h, kept))) => { let _ = write!(ev,
-            ": heartbeat interval about {} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
-            Fixed(h, 0),
-            crate::infer::settings::hb_interval_default(linux, h),
-            crate::infer::settings::hb_interval(linux),
-            if kept < periods.len() {
-                format!(
-                    " over {kept} of them (the others lost or skipped a probe: more than one RTO longer)"
-                )
-            } else {
-                String::new()
-            },
-            if ticks { " in 10 ms ticks" } else { "" }
-        ); },
-        (Some((f, _)), None) => { let _ = write!(ev,
-            ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
-            Fixed(*f, 0)
-        ); },
+        (Some((_, from)), Some((h, kept))) => {
+            let _ = write!(
+                ev,
+                ": heartbeat interval about {} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+                Fixed(h, 0),
+                crate::infer::settings::hb_interval_default(linux, h),
+                crate::infer::settings::hb_interval(linux),
+                if kept < periods.len() {
+                    format!(
+                        " over {kept} of them (the others lost or skipped a probe: more than one RTO longer)"
+                    )
+                } else {
+                    String::new()
+                },
+                if ticks { " in 10 ms ticks" } else { "" }
+            );
+        }
+        (Some((f, _)), None) => {
+            let _ = write!(
+                ev,
+                ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
+                Fixed(*f, 0)
+            );
+        }
         (None, _) => ev.push_str(
             ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",
         ),
@@ -439,7 +452,8 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
         let rto_max = sum.and_then(|x| x.rto_max_ms);
         let t = crate::infer::whatif::dead_idle_path_ms(h, rto, pmr, rto_max, linux) / 1e3;
         dead = Some(t);
-        let _ = write!(ev,
+        let _ = write!(
+            ev,
             ". Dead while idle, it would be declared inactive about {} s after its first unanswered HEARTBEAT: {} strikes ({pmr_from} {pmr}, + 1) from an RTO of {} ms, each doubling it{}",
             Fixed(t, 1),
             pmr + 1,

@@ -457,14 +457,7 @@ fn stalls(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         .iter()
         .flat_map(|a| {
             (0..2u8).flat_map(move |s| {
-                a.stalls
-                    .report(
-                        tb,
-                        s,
-                        crate::report_infer::stall_rto_ms(a, usize::from(s)),
-                        a.last_ns,
-                        [a.endpoints[0].vtag, a.endpoints[1].vtag],
-                    )
+                crate::report_infer::stall_reports(tb, a, s)
                     .into_iter()
                     .map(move |r| (a.id as u32, u32::from(s), r))
             })

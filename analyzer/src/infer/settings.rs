@@ -3,51 +3,38 @@
 //! SCTP_RTOINFO, SCTP_PEER_ADDR_PARAMS, SCTP_DELAYED_SACK, SCTP_PEER_ADDR_THLDS), and the Linux
 //! defaults (include/net/sctp/constants.h), so that a figure bounded by a default says so.
 
-/// Linux defaults (SCTP_RTO_MIN, SCTP_DEFAULT_TIMEOUT_HEARTBEAT, SCTP_DEFAULT_TIMEOUT_SACK,
-/// SCTP_DEFAULT_MAX_RETRANS... in constants.h; sctp_sysctl_net_init).
+/// Linux defaults (SCTP_RTO_MIN, SCTP_DEFAULT_TIMEOUT_HEARTBEAT, SCTP_DEFAULT_TIMEOUT_SACK in
+/// constants.h; sctp_sysctl_net_init).
 pub const LINUX_RTO_MIN_MS: f64 = 1000.0;
 pub const LINUX_HB_INTERVAL_MS: f64 = 30_000.0;
 pub const LINUX_SACK_DELAY_MS: f64 = 200.0;
-pub const LINUX_PATH_MAX_RETRANS: u32 = 5;
 
-/// A Linux default "is" a figure when they agree within `tol` (timers fire late, never early).
-fn near(x: f64, default: f64, tol: f64) -> bool {
-    x >= default * (1.0 - tol) && x <= default * (1.0 + tol)
+/// The knob of a setting: on Linux the sysctl or the socket option, elsewhere the socket option.
+macro_rules! knobs {
+    ($($(#[$doc:meta])* $name:ident: $sysctl:literal, $sockopt:literal;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(linux: bool) -> &'static str {
+            if linux {
+                concat!($sysctl, " or ", $sockopt)
+            } else {
+                $sockopt
+            }
+        }
+    )*};
 }
 
-/// RTO.min: the knob, and " (the Linux default 1 s)" when `value_ms` is that default.
-pub fn rto_min(linux: bool) -> &'static str {
-    if linux {
-        "net.sctp.rto_min or SCTP_RTOINFO srto_min"
-    } else {
-        "SCTP_RTOINFO srto_min"
-    }
+knobs! {
+    /// RTO.min (RFC 9260 15).
+    rto_min: "net.sctp.rto_min", "SCTP_RTOINFO srto_min";
+    /// Path.Max.Retrans (RFC 9260 15).
+    path_max_retrans: "net.sctp.path_max_retrans", "SCTP_PEER_ADDR_PARAMS spp_pathmaxrxt";
+    /// The delayed-SACK timeout (RFC 9260 6.2).
+    sack_delay: "net.sctp.sack_timeout", "SCTP_DELAYED_SACK sack_delay";
+    /// HB.interval (RFC 9260 8.3).
+    hb_interval: "net.sctp.hb_interval", "SCTP_PEER_ADDR_PARAMS spp_hbinterval";
 }
 
-pub fn path_max_retrans(linux: bool) -> &'static str {
-    if linux {
-        "net.sctp.path_max_retrans or SCTP_PEER_ADDR_PARAMS spp_pathmaxrxt"
-    } else {
-        "SCTP_PEER_ADDR_PARAMS spp_pathmaxrxt"
-    }
-}
-
-pub fn sack_delay(linux: bool) -> &'static str {
-    if linux {
-        "net.sctp.sack_timeout or SCTP_DELAYED_SACK sack_delay"
-    } else {
-        "SCTP_DELAYED_SACK sack_delay"
-    }
-}
-
-pub fn hb_interval(linux: bool) -> &'static str {
-    if linux {
-        "net.sctp.hb_interval or SCTP_PEER_ADDR_PARAMS spp_hbinterval"
-    } else {
-        "SCTP_PEER_ADDR_PARAMS spp_hbinterval"
-    }
-}
-
+/// The potentially-failed state with pf_retrans 0 (RFC 7829): Linux needs it enabled too.
 pub fn pf(linux: bool) -> &'static str {
     if linux {
         "net.sctp.pf_enable 1, net.sctp.pf_retrans 0 or SCTP_PEER_ADDR_THLDS"
@@ -56,29 +43,44 @@ pub fn pf(linux: bool) -> &'static str {
     }
 }
 
-/// " the Linux default 1 s," when a Linux stack's RTO.min of `ms` is its default, else "".
-pub fn rto_min_default(linux: bool, ms: f64) -> &'static str {
-    if linux && near(ms, LINUX_RTO_MIN_MS, 0.15) {
-        " (the Linux default 1 s)"
+/// `note` when a Linux stack's figure `ms` is its default `default` (within `tol`: timers fire
+/// late, never early), else "".
+fn linux_default(linux: bool, ms: f64, default: f64, tol: f64, note: &'static str) -> &'static str {
+    if linux && ms >= default * (1.0 - tol) && ms <= default * (1.0 + tol) {
+        note
     } else {
         ""
     }
+}
+
+pub fn rto_min_default(linux: bool, ms: f64) -> &'static str {
+    linux_default(
+        linux,
+        ms,
+        LINUX_RTO_MIN_MS,
+        0.15,
+        " (the Linux default 1 s)",
+    )
 }
 
 pub fn sack_delay_default(linux: bool, ms: f64) -> &'static str {
-    if linux && near(ms, LINUX_SACK_DELAY_MS, 0.1) {
-        " (the Linux default 200 ms)"
-    } else {
-        ""
-    }
+    linux_default(
+        linux,
+        ms,
+        LINUX_SACK_DELAY_MS,
+        0.1,
+        " (the Linux default 200 ms)",
+    )
 }
 
 pub fn hb_interval_default(linux: bool, ms: f64) -> &'static str {
-    if linux && near(ms, LINUX_HB_INTERVAL_MS, 0.1) {
-        " (the Linux default 30 s)"
-    } else {
-        ""
-    }
+    linux_default(
+        linux,
+        ms,
+        LINUX_HB_INTERVAL_MS,
+        0.1,
+        " (the Linux default 30 s)",
+    )
 }
 
 #[cfg(test)]

@@ -135,18 +135,20 @@ impl Lifecycle {
             // sent right after the peer's SACK, the wait from its last DATA is that SACK's
             // delay (delayed SACK, 6.2): the delayed-SACK shutdown cost.
             (Some(w), Some(k)) if ctx.ts_ns - k <= SHUTDOWN_AFTER_SACK_NS => {
-                let _ = write!(d,
-                ", {} after its last DATA: it waited for the SACK of that DATA, which came {} after it (RFC 9260 9.2; a wait near the peer's SACK delay is the delayed-SACK shutdown cost)",
-                fmt_dur(w),
-                fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
-            );
+                let _ = write!(
+                    d,
+                    ", {} after its last DATA: it waited for the SACK of that DATA, which came {} after it (RFC 9260 9.2; a wait near the peer's SACK delay is the delayed-SACK shutdown cost)",
+                    fmt_dur(w),
+                    fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
+                );
             }
             (Some(w), Some(k)) => {
-                let _ = write!(d,
-                ", {} after its last DATA, which was acknowledged {} after it was sent: the application closed later (not a wait for a SACK)",
-                fmt_dur(w),
-                fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
-            );
+                let _ = write!(
+                    d,
+                    ", {} after its last DATA, which was acknowledged {} after it was sent: the application closed later (not a wait for a SACK)",
+                    fmt_dur(w),
+                    fmt_dur(k - self.last_data_ns[s].unwrap_or(k))
+                );
             }
             (Some(w), None) => {
                 let _ = write!(

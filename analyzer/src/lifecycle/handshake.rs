@@ -73,7 +73,8 @@ impl Lifecycle {
                     fmt_dur(wait)
                 );
                 if let Some(pw) = me.init_wait_ns.filter(|&w| w > 0) {
-                    let _ = write!(d,
+                    let _ = write!(
+                        d,
                         "; {}x the previous wait (RTO backoff, RFC 9260 6.3.3)",
                         crate::decimal::Fixed(wait as f64 / pw as f64, 1)
                     );
@@ -343,12 +344,8 @@ impl std::fmt::Display for InitText<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let init = self.0;
         let mut n = itoa::Buffer::new();
-        let mut hex = [0u8; 8];
-        for (i, h) in hex.iter_mut().enumerate() {
-            *h = b"0123456789abcdef"[(init.initiate_tag >> (28 - 4 * i) & 0xf) as usize];
-        }
         f.write_str("(Initiate Tag 0x")?;
-        f.write_str(std::str::from_utf8(&hex).map_err(|_| std::fmt::Error)?)?;
+        f.write_str(crate::decimal::Hex8::new(init.initiate_tag).as_str())?;
         f.write_str(", ")?;
         f.write_str(n.format(init.outbound_streams))?;
         f.write_str(" outbound / ")?;

@@ -325,7 +325,8 @@ impl Streams {
                 );
                 match rejected {
                     Some(r) => {
-                        let _ = write!(d,
+                        let _ = write!(
+                            d,
                             "; endpoint {peer} answered with an {} (Invalid Stream Identifier) in frame {}",
                             chunk_type_name(r.ctype),
                             r.frame
