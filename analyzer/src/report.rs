@@ -242,7 +242,8 @@ pub struct AssocReport {
     /// endpoint OS / MIS and the streams it may use). Boxed: the report stays small.
     #[serde(flatten)]
     pub stream_summary: Box<crate::streams::AssocStreamsReport>,
-    /// A stall (`directions[i].stalls`) lasted to the association's last packet (issue 15).
+    /// A stall (`directions[i].stalls`) lasted to the association's last packet (issue 15):
+    /// derived from those stalls, so the headline never names one the report leaves out.
     #[serde(default)]
     pub stalled: bool,
 }
@@ -352,6 +353,7 @@ impl CaptureReport {
 impl AssocReport {
     /// The report of one association; `c` gives the capture's time origin.
     pub fn new(c: TimeBase, a: &Association) -> Self {
+        let directions = directions(c, a);
         AssocReport {
             id: a.id,
             endpoints: a
@@ -400,14 +402,16 @@ impl AssocReport {
                     infer: path_infer(a, p.sender, p.dst),
                 })
                 .collect(),
-            directions: directions(c, a),
+            stalled: directions
+                .iter()
+                .any(|d| d.stalls.iter().any(|s| s.end_s.is_none())),
+            directions,
             duplicate_frames: a.duplicate_frames,
             lifecycle: lifecycle_report(c, a),
             stream_summary: Box::new(
                 a.streams
                     .assoc_report([a.endpoints[0].port, a.endpoints[1].port]),
             ),
-            stalled: a.stalls.stalled_at_end(),
         }
     }
 }

@@ -70,11 +70,6 @@ impl Stalls {
             })
             .collect()
     }
-
-    /// Whether a stall of `sender` lasted to the association's end (the headline "stalled").
-    pub fn stalled_at_end(&self) -> bool {
-        self.episodes.iter().any(|e| e.end.is_none())
-    }
 }
 
 fn evidence(e: &Episode, last_ns: i64, rto_ms: Option<f64>) -> String {
