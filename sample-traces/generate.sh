@@ -18,6 +18,11 @@ patch -s -p1 < "$here/lab-abort.patch"
 # sctpgen -L / gen.sh BIG_MSG (every K-th message large) and netwire -M / gen.sh MTU_DROP_ABOVE
 # (the wire drops frames above a size: a path MTU black hole).
 patch -s -p1 < "$here/lab-stalls.patch"
+# lab-streams.patch: sctpgen -N / gen.sh STREAMS (SCTP_INITMSG with N streams on both sides, the
+# client sends message i on stream i % N, ordered), sctpgen -n MIN:MAX / gen.sh MSGLEN=MIN:MAX
+# (message sizes from MIN to MAX bytes, a fixed hash of the message number), and the server's -v
+# RECV lines gain sid, ssn, flags, cumtsn (struct sctp_rcvinfo) and rcv_epoch (delivery time).
+patch -s -p1 < "$here/lab-streams.patch"
 export LAB_BIN="$work/bin"
 pat=${1:-.}
 run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
@@ -28,6 +33,8 @@ run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
   python3 measure.py "out/$name" >/dev/null || true
   # runs whose TRUTH_EXTRA has an "end": what tshark shows of it (ABORT / restarting INIT) -> truth
   python3 "$here/lifecycle_truth.py" "out/$name"
+  # multistream runs: head-of-line blocking truth from the server's delivery log + the captures
+  case $name in hol_*) python3 "$here/hol_truth.py" "out/$name" ;; esac
 }
 mkdir -p out
 T='"spurious_failover_expected": false'
@@ -79,13 +86,25 @@ run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenari
 # (bench/compare.sh). Only its sender side is kept (below).
 run tcp_bulk_p20 "MODE=tcp MSGLEN=1000 RATE_KBIT=4000 QLIMIT=30 VERBOSE=0" "{\"scenario\": \"bulk Linux TCP, 1000-byte writes, 4 Mbit/s, no failure\"}" \
   40 100 2 20 0 -1 2
+# Head-of-line blocking: paced 5 ms (several messages in flight per 40 ms RTT), 100..300-byte
+# messages (MSGLEN=100:300, lab-streams.patch), 20 ms one-way, 2 % random loss on both paths in
+# both directions (netwire -L: DATA and SACKs), no path failure, SACK delay 40 ms, RTO.min 100,
+# PMR 2, 4 s of sending; VERBOSE=1 so the server logs every delivery (sid, ssn, tsn, rcv_epoch).
+# hol_s4_loss2 sends message i on stream i % 4 (STREAMS=4): a lost DATA chunk holds back only the
+# later messages of its own stream. hol_s1_loss2 is the same with one stream (every message waits
+# for every earlier one). hol_truth.py writes "hol" into the truth (see README.md).
+run hol_s4_loss2 "STREAMS=4 LOSS=2 MSGLEN=100:300 VERBOSE=1" "{\"scenario\": \"4 ordered streams (message i on stream i % 4), paced 5 ms, 100-300-byte messages, 2 % random loss on both paths, no path failure: head-of-line blocking within a stream only\", $T}" \
+  40 100 2 20 5 -1 4
+run hol_s1_loss2 "STREAMS=1 LOSS=2 MSGLEN=100:300 VERBOSE=1" "{\"scenario\": \"1 ordered stream, paced 5 ms, 100-300-byte messages, 2 % random loss on both paths, no path failure: every message waits for every earlier one (the single-stream comparison of hol_s4_loss2)\", $T}" \
+  40 100 2 20 5 -1 4
 rm -f out/tcp_bulk_p20_receiver.pcap
 for f in out/*_sender.* out/*_receiver.* out/*_truth.json out/*_measured.json; do
   [ -e "$f" ] || continue
   cp "$f" "$here/"
 done
 # Keep the stack's own log of each run (the truth for RTO and failover), compressed.
-for f in out/*_client.log out/*_client_restart.log; do
+# hol_ runs also keep the server's log: its RECV lines are the delivery truth of hol_truth.py.
+for f in out/*_client.log out/*_client_restart.log out/hol_*_server.log; do
   [ -e "$f" ] || continue
   gzip -c "$f" > "$here/$(basename "$f").gz"
 done
