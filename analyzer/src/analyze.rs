@@ -795,6 +795,10 @@ impl<'o> Pass<'o> {
             if crate::stalls::Stalls::wants(view.ctype) {
                 assoc.stalls.chunk(ctx, sender, c);
             }
+            if crate::hol::Hol::wants(view.ctype) {
+                let epoch = assoc.streams.epoch(sender);
+                assoc.hol.chunk(ctx, sender, c, epoch);
+            }
         }
         if matches!(
             view.ctype,

@@ -16,6 +16,7 @@ pub mod decimal;
 pub mod frames;
 pub mod fxhash;
 pub mod harness;
+pub mod hol;
 pub mod infer;
 pub mod inputs;
 pub mod json_stream;

@@ -118,6 +118,10 @@ pub struct DirectionReport {
     /// (`stalls`, issue 15).
     #[serde(default)]
     pub stalls: Vec<crate::stalls::StallReport>,
+    /// Head-of-line blocking of this direction and its one-stream counterfactual (`hol`,
+    /// issue 15); null without DATA or without the times its vantage needs.
+    #[serde(default)]
+    pub hol: Option<Box<crate::hol::HolReport>>,
 }
 
 /// Per-path inference figures, merged into the path rows.
@@ -269,9 +273,10 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                     frame: b.frame,
                 })
                 .collect(),
-            streams: a.streams.direction(c, s as u8),
+            streams: stream_reports(c, a, s as u8),
             streams_untracked_messages: a.streams.untracked_messages(s as u8),
             stalls: stall_reports(c, a, s as u8),
+            hol: a.hol.report(s as u8, sum.vantage).map(Box::new),
         });
     }
     out
@@ -296,6 +301,25 @@ pub fn path_infer(a: &Association, sender: u8, dst: std::net::IpAddr) -> PathInf
         new_data_chunks: d.new_data_chunks,
         ..heartbeat_figures(a, sender, d)
     }
+}
+
+/// The streams of DATA sender `s` with their head-of-line figures (`directions[i].streams`, the
+/// `streams` DataFrame): the HOL fields stay null without the direction's summary (no DATA).
+pub(crate) fn stream_reports(
+    c: TimeBase,
+    a: &Association,
+    s: u8,
+) -> Vec<crate::streams::StreamReport> {
+    let mut rows = a.streams.direction(c, s);
+    if let Some(sum) = &a.infer.summary[usize::from(s)] {
+        for r in &mut rows {
+            if let Some((blocked, delay)) = a.hol.stream(s, sum.vantage, r.stream) {
+                r.hol_blocked_messages = Some(blocked);
+                r.hol_delay_ms = delay;
+            }
+        }
+    }
+    rows
 }
 
 /// The stalls of DATA sender `s` (`directions[i].stalls`, the `stalls` DataFrame).

@@ -480,8 +480,24 @@ fn sample_traces_one_stream_ppid_0_no_upper_layer() {
         n += 1;
         let (_, r) = common::analyze(&p);
         let o = ours(&r);
-        // The lab (sctpgen / lkgen) sends on stream 0 with PPID 0, ports 5001 / 5002.
-        assert_eq!(o.streams, BTreeSet::from([0]), "{name}");
+        // The lab (sctpgen / lkgen) sends on stream 0 with PPID 0, ports 5001 / 5002; runs made
+        // with STREAMS=N (lab-streams.patch, truth `streams`) on streams 0..N, N negotiated
+        // both ways.
+        let run = name
+            .trim_end_matches(".pcapng")
+            .trim_end_matches(".pcap")
+            .trim_end_matches("_sender")
+            .trim_end_matches("_receiver");
+        let truth: Option<serde_json::Value> =
+            std::fs::read_to_string(dir.join(format!("{run}_truth.json")))
+                .ok()
+                .and_then(|t| serde_json::from_str(&t).ok());
+        let lab_streams = truth
+            .as_ref()
+            .and_then(|t| t["streams"].as_u64())
+            .map(|n| n as u16);
+        let used: BTreeSet<u16> = (0..lab_streams.unwrap_or(1)).collect();
+        assert_eq!(o.streams, used, "{name}");
         assert_eq!(o.ppids.keys().copied().collect::<Vec<_>>(), [0], "{name}");
         assert_eq!(o.upper, BTreeSet::from([None]), "{name}");
         assert!(o.events.is_empty(), "{name}: {:?}", o.events);
@@ -509,6 +525,8 @@ fn sample_traces_one_stream_ppid_0_no_upper_layer() {
                         (Some(10), Some(65535), Some(10)),
                         (Some(10), Some(10), Some(10)),
                     ]
+                } else if let Some(n) = lab_streams {
+                    [(Some(n), Some(n), Some(u32::from(n))); 2]
                 } else {
                     [(Some(10), Some(2048), Some(10)); 2]
                 };

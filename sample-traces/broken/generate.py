@@ -222,7 +222,7 @@ BIG = [
     ("sctp_100k_chunks.pcapng", 0, "ok", "", 64,
      "100 000 DATA chunks (2 MB) in one packet (pcapng EPB, IPv4 total length 0)"),
     ("vtags_1m.pcap", 0, "warning",
-     "association limit 20000 (open at once) reached at frame 20001: packets of further associations are not analysed", 320,
+     "association limit 20000 (open at once) reached at frame 20001: packets of further associations are not analysed", 352,
      "1 000 000 DATA packets, each with a distinct verification tag"),
 ]
 

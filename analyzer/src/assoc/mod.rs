@@ -104,6 +104,8 @@ pub struct Association {
     pub streams: crate::streams::Streams,
     /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15).
     pub stalls: crate::stalls::Stalls,
+    /// Head-of-line blocking per direction and stream (issue 15).
+    pub hol: crate::hol::Hol,
 }
 
 impl Association {
@@ -135,6 +137,7 @@ impl Association {
             stack: crate::stack::Stacks::default(),
             streams: crate::streams::Streams::default(),
             stalls: crate::stalls::Stalls::default(),
+            hol: crate::hol::Hol::default(),
         }
     }
 

@@ -28,8 +28,7 @@ pub(super) fn streams(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         .iter()
         .flat_map(|a| {
             (0..2u8).flat_map(move |s| {
-                a.streams
-                    .direction(tb, s)
+                crate::report_infer::stream_reports(tb, a, s)
                     .into_iter()
                     .map(move |r| (a.id as u32, u32::from(s), r))
             })

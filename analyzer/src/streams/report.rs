@@ -38,7 +38,9 @@ pub struct StreamReport {
     pub ppids: Vec<PpidCount>,
     pub first_s: f64,
     pub last_s: f64,
-    /// Head-of-line blocking: not computed here (issue 15 section 2), always null.
+    /// Head-of-line blocking (`crate::hol`, filled by `report_infer::stream_reports`): ordered
+    /// messages that waited for an earlier one of the stream, and how long (ms); null where the
+    /// direction's vantage gives no times.
     pub hol_blocked_messages: Option<u64>,
     pub hol_delay_ms: Option<Dist>,
     /// DATA / I-DATA chunks (each TSN once).

@@ -1,0 +1,649 @@
+//! Head-of-line blocking (issue 15 section 2; METRICS.md "Head-of-line blocking"): per direction
+//! and stream, the ordered messages that had fully arrived but could not be delivered because
+//! an earlier message of the same stream was missing (RFC 9260 6.6: ordered messages of a stream
+//! are delivered in stream sequence number order), with the extra delay; and the counterfactual
+//! of one stream for every message (delivery in TSN order, as one TCP byte stream delivers).
+//!
+//! Two clocks run side by side, because the vantage is only known at the end of the pass:
+//! - `ARRIVALS`: a DATA chunk's first sight in the capture (at the receiver vantage, when it
+//!   arrived); a TSN the receiver acknowledged before the capture showed it (the capture missed
+//!   it) counts as arrived at that SACK at the latest;
+//! - `SACKS`: the first SACK that acknowledges a TSN, by cumulative TSN ack or gap block (RFC
+//!   9260 3.3.4; NR-SACK's non-renegable blocks too), which shows the receiver holding it at any
+//!   vantage, late by the SACK's path delay.
+//!
+//! The report takes arrivals at the receiver vantage and SACKs elsewhere (`report`).
+//!
+//! A message whose earlier message the capture never showed (no DATA seen, only acknowledged)
+//! cannot be given a delay: once the clock's cumulative point passes it, the messages behind it
+//! are released and counted as `unattributed`, never as blocked. Memory is bounded: the TSNs from
+//! the oldest one not settled by both clocks to the highest (at most `MAX_WINDOW`; past it the
+//! oldest are dropped and the clock that still needed them says so), at most `MAX_STREAMS`
+//! streams per direction, and per stream the messages waiting for an earlier one.
+
+mod report;
+#[cfg(test)]
+mod tests;
+
+pub use report::HolReport;
+
+use std::collections::VecDeque;
+
+use crate::infer::stats::Samples;
+use crate::packet::PacketCtx;
+use crate::sctp::{Chunk, DataChunk, SackChunk};
+use crate::serial;
+
+/// The clock of DATA arrivals (index into the per-clock arrays).
+pub const ARRIVALS: usize = 0;
+/// The clock of SACKs.
+pub const SACKS: usize = 1;
+/// TSNs held per direction between the oldest unsettled one and the highest.
+const MAX_WINDOW: usize = 1 << 14;
+/// Streams followed per direction (DATA on further streams only takes part in the one-stream
+/// counterfactual).
+pub const MAX_STREAMS: usize = 1024;
+/// Complete messages waiting for an earlier one, per stream and clock; past it the oldest is
+/// released unattributed.
+const MAX_WAITING: usize = 1 << 14;
+/// A message is counted as blocked when it waited longer than this: shorter waits (a
+/// retransmission landing a fraction of a millisecond after the message behind it, two SACKs
+/// back to back) delay nothing a user would notice and make the count follow timestamp noise.
+pub const MIN_WAIT_NS: i64 = 1_000_000;
+/// "Not yet" in a slot's times.
+const NOT_YET: i64 = i64::MIN;
+/// A slot's stream when the stream is not followed (past `MAX_STREAMS`).
+const NO_STREAM: u16 = u16::MAX;
+
+/// Slot flags: the DATA chunk was seen (stream, number and the rest are known), and its bits.
+const KNOWN: u8 = 1;
+const FIRST: u8 = 2;
+const LAST: u8 = 4;
+const UNORDERED: u8 = 8;
+
+/// One TSN of a direction.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// When each clock saw it arrive (`NOT_YET` before).
+    t: [i64; 2],
+    /// Stream sequence number (DATA) or message identifier (I-DATA).
+    number: u32,
+    /// Index into `Dir::streams`.
+    stream: u16,
+    flags: u8,
+}
+
+const EMPTY: Slot = Slot {
+    t: [NOT_YET; 2],
+    number: 0,
+    stream: NO_STREAM,
+    flags: 0,
+};
+
+/// Waits of blocked messages: made at the first one (most streams never wait).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Delays {
+    pub(crate) ms: Samples,
+    pub(crate) sum_ms: f64,
+}
+
+impl Delays {
+    #[inline]
+    fn push(d: &mut Option<Box<Delays>>, ms: f64) {
+        let d = d.get_or_insert_with(Box::default);
+        d.ms.push(ms);
+        d.sum_ms += ms;
+    }
+}
+
+/// A complete message waiting for an earlier one of its stream.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    number: u32,
+    first_tsn: u32,
+    complete_ns: i64,
+}
+
+/// One stream under one clock.
+#[derive(Debug, Clone, Default)]
+struct StreamClock {
+    /// The number the stream delivers next (None until its first DATA told it).
+    next: Option<u32>,
+    /// Ascending by number from `next`.
+    waiting: VecDeque<Waiting>,
+    /// Ordered messages delivered (with or without waiting).
+    delivered: u64,
+    blocked: u64,
+    delays: Option<Box<Delays>>,
+}
+
+#[derive(Debug, Clone)]
+struct StreamHol {
+    sid: u16,
+    /// The direction's stream-reset epoch this stream's numbering belongs to.
+    epoch: u16,
+    clocks: [StreamClock; 2],
+}
+
+/// The figures of one clock for a direction.
+#[derive(Debug, Clone, Default)]
+struct Clock {
+    /// Every TSN up to this one has arrived on this clock (meaningful once `advanced`).
+    cum: u32,
+    /// Some TSN arrived on this clock.
+    advanced: bool,
+    /// Complete messages (ordered and unordered) whose every fragment arrived.
+    messages: u64,
+    /// Messages released behind an earlier one the capture never showed: no delay given.
+    unattributed: u64,
+    /// One stream for all: messages delivered once the cumulative point passed them, those
+    /// that waited, and how long.
+    single_messages: u64,
+    single_blocked: u64,
+    single_delays: Option<Box<Delays>>,
+    /// Streams with waiting messages (the release check runs only then).
+    waiting_streams: u32,
+    /// TSNs this clock still needed were dropped (`MAX_WINDOW`): figures incomplete.
+    overflowed: bool,
+}
+
+/// One direction: the DATA of one sending endpoint.
+#[derive(Debug, Clone, Default)]
+struct Dir {
+    started: bool,
+    /// TSN of `ring[0]`.
+    base: u32,
+    ring: VecDeque<Slot>,
+    /// I-DATA: message identifiers are 32 bits (RFC 8260 2.1); DATA: SSNs are 16 (RFC 9260
+    /// 3.3.1).
+    wide: bool,
+    /// The sender's INIT / INIT-ACK was seen: its streams number from 0 (RFC 9260 6.5).
+    fresh: bool,
+    streams: Vec<StreamHol>,
+    /// Index in `streams` of the last stream looked up.
+    last: u16,
+    clocks: [Clock; 2],
+    /// DATA chunks on streams past `MAX_STREAMS`.
+    untracked: u64,
+}
+
+/// Head-of-line blocking of one association: fed DATA / I-DATA, SACK / NR-SACK and INIT /
+/// INIT-ACK chunks by the tracker (`Hol::wants`). The per-direction state is made at the first
+/// DATA (associations without DATA, by the million in an attack capture, hold 24 bytes; one
+/// DATA chunk makes a few hundred).
+#[derive(Debug, Clone, Default)]
+pub struct Hol {
+    /// Each endpoint's first TSN from its INIT / INIT-ACK (RFC 9260 3.3.2), kept for its DATA.
+    init_tsn: [Option<u32>; 2],
+    dirs: [Option<Box<Dir>>; 2],
+}
+
+impl Hol {
+    /// Whether `chunk` reads chunks of this type.
+    #[inline]
+    pub fn wants(ctype: u8) -> bool {
+        use crate::sctp::types::*;
+        matches!(ctype, DATA | I_DATA | SACK | NR_SACK | INIT | INIT_ACK)
+    }
+
+    /// One chunk sent by endpoint `sender`; `epoch` is the sender's stream-reset epoch (bumped
+    /// by each RE-CONFIG stream reset, RFC 6525 5.2.2: numbering starts again).
+    #[inline]
+    pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>, epoch: u16) {
+        let s = usize::from(sender & 1);
+        match chunk {
+            Chunk::Data(d) => {
+                let init_tsn = self.init_tsn[s];
+                let dir = self.dirs[s].get_or_insert_with(Box::default);
+                if !dir.started {
+                    if let Some(first) = init_tsn {
+                        // RFC 9260 6.5: the sender's streams number from 0.
+                        dir.fresh = true;
+                        dir.start(first);
+                    }
+                }
+                dir.data(ctx.ts_ns, d, epoch);
+            }
+            Chunk::Sack(k) => {
+                if let Some(dir) = &mut self.dirs[1 - s] {
+                    dir.sack(ctx.ts_ns, k);
+                }
+            }
+            Chunk::Init(i) => {
+                self.init_tsn[s] = Some(i.initial_tsn);
+            }
+            _ => {}
+        }
+    }
+
+    fn dir(&self, sender: u8) -> Option<&Dir> {
+        self.dirs[usize::from(sender & 1)]
+            .as_deref()
+            .filter(|d| d.started)
+    }
+}
+
+/// `a - b` in the serial arithmetic of message numbers (16-bit SSN or 32-bit MID).
+#[inline]
+fn number_diff(a: u32, b: u32, wide: bool) -> i64 {
+    if wide {
+        i64::from(a.wrapping_sub(b) as i32)
+    } else {
+        i64::from((a as u16).wrapping_sub(b as u16) as i16)
+    }
+}
+
+#[inline]
+fn next_number(n: u32, wide: bool) -> u32 {
+    if wide {
+        n.wrapping_add(1)
+    } else {
+        u32::from((n as u16).wrapping_add(1))
+    }
+}
+
+impl Dir {
+    /// Index of `tsn` in the ring, if it is at or above the base and held.
+    #[inline]
+    fn index(&self, tsn: u32) -> Option<usize> {
+        let d = serial::diff(self.base, tsn);
+        (d >= 0 && (d as usize) < self.ring.len()).then_some(d as usize)
+    }
+
+    /// Index of `tsn`, growing the ring to hold it; None below the base or too far above.
+    fn index_or_grow(&mut self, tsn: u32) -> Option<usize> {
+        let d = serial::diff(self.base, tsn);
+        if d < 0 {
+            return None;
+        }
+        let d = d as usize;
+        if d >= self.ring.len() {
+            if d >= MAX_WINDOW {
+                // Far past the window: drop what is held up to there (the clocks that still
+                // needed it say so).
+                let keep = MAX_WINDOW / 2;
+                let drop_to = self.base.wrapping_add((d - keep) as u32);
+                self.drop_below(drop_to);
+                return self.index_or_grow(tsn);
+            }
+            if self.ring.capacity() == 0 {
+                // Most associations of an attack or a scan carry one DATA chunk.
+                self.ring.reserve_exact(d + 1);
+            }
+            self.ring.resize(d + 1, EMPTY);
+        }
+        Some(d)
+    }
+
+    fn start(&mut self, tsn: u32) {
+        self.started = true;
+        self.base = tsn;
+        for c in &mut self.clocks {
+            c.cum = tsn.wrapping_sub(1);
+        }
+    }
+
+    /// The stream index of `sid`, made on first sight; `NO_STREAM` past `MAX_STREAMS`.
+    #[inline]
+    fn stream(&mut self, sid: u16, number: u32, epoch: u16) -> u16 {
+        let last = usize::from(self.last);
+        let i = match self.streams.get(last) {
+            Some(h) if h.sid == sid => last,
+            _ => match self.streams.iter().position(|h| h.sid == sid) {
+                Some(i) => i,
+                None => {
+                    if self.streams.len() >= MAX_STREAMS {
+                        self.untracked += 1;
+                        return NO_STREAM;
+                    }
+                    // RFC 9260 6.5: numbering starts at 0 on each stream; without the start
+                    // of the association, at the first number seen.
+                    let next = Some(if self.fresh && epoch == 0 { 0 } else { number });
+                    let clock = StreamClock {
+                        next,
+                        ..StreamClock::default()
+                    };
+                    if self.streams.is_empty() {
+                        self.streams.reserve_exact(1);
+                    }
+                    self.streams.push(StreamHol {
+                        sid,
+                        epoch,
+                        clocks: [clock.clone(), clock],
+                    });
+                    self.streams.len() - 1
+                }
+            },
+        };
+        self.last = i as u16;
+        let h = &mut self.streams[i];
+        if h.epoch != epoch {
+            // A stream reset: the numbering starts again (RFC 6525 5.2.2); what waited under
+            // the old numbering is released without a delay.
+            h.epoch = epoch;
+            for (c, clock) in h.clocks.iter_mut().zip(self.clocks.iter_mut()) {
+                if !c.waiting.is_empty() {
+                    clock.unattributed += c.waiting.len() as u64;
+                    clock.waiting_streams -= 1;
+                    c.waiting.clear();
+                }
+                c.next = Some(number);
+            }
+        }
+        i as u16
+    }
+
+    fn data(&mut self, ts_ns: i64, d: &DataChunk, epoch: u16) {
+        if !self.started {
+            self.start(d.tsn);
+        }
+        self.wide |= d.idata;
+        let Some(i) = self.index_or_grow(d.tsn) else {
+            return;
+        };
+        if self.ring[i].flags & KNOWN == 0 {
+            let stream = self.stream(d.stream_id, d.ssn_or_mid, epoch);
+            let slot = &mut self.ring[i];
+            slot.number = d.ssn_or_mid;
+            slot.stream = stream;
+            slot.flags = KNOWN
+                | if d.flag_b { FIRST } else { 0 }
+                | if d.flag_e { LAST } else { 0 }
+                | if d.flag_u { UNORDERED } else { 0 };
+            // Acknowledged before the capture showed it (a SACK came first): its message may
+            // be complete now.
+            for k in [ARRIVALS, SACKS] {
+                if self.ring[i].t[k] != NOT_YET {
+                    self.complete_check(k, i);
+                }
+            }
+        }
+        if self.arrive(ARRIVALS, i, ts_ns) {
+            self.advance(ARRIVALS, ts_ns);
+        }
+        self.retire();
+    }
+
+    fn sack(&mut self, ts_ns: i64, k: &SackChunk<'_>) {
+        if !self.started || self.ring.is_empty() {
+            return;
+        }
+        // TSNs above the highest DATA held are not taken: a later SACK acknowledges them again
+        // once their DATA (or a later one) was seen.
+        let top = self.base.wrapping_add(self.ring.len() as u32 - 1);
+        let cum = k.cum_tsn_ack;
+        // RFC 9260 3.3.4: every TSN up to the cumulative TSN ack was received.
+        let upto = if serial::lt(cum, top) { cum } else { top };
+        let from = self.clocks[SACKS].cum.wrapping_add(1);
+        if serial::ge(upto, from) {
+            for j in 0..=serial::diff(from, upto) as u32 {
+                if let Some(i) = self.index(from.wrapping_add(j)) {
+                    self.arrive(SACKS, i, ts_ns);
+                    self.arrive(ARRIVALS, i, ts_ns);
+                }
+            }
+        }
+        // Gap ack blocks (and NR-SACK's non-renegable ones): offsets from the cumulative ack.
+        for g in k.gap_blocks().chain(k.nr_gap_blocks()) {
+            if g.start > g.end || g.start == 0 {
+                continue;
+            }
+            for off in g.start..=g.end {
+                let Some(i) = self.index(cum.wrapping_add(u32::from(off))) else {
+                    break;
+                };
+                self.arrive(SACKS, i, ts_ns);
+                self.arrive(ARRIVALS, i, ts_ns);
+            }
+        }
+        self.advance(SACKS, ts_ns);
+        self.advance(ARRIVALS, ts_ns);
+        self.retire();
+    }
+
+    /// TSN at ring index `i` arrives on clock `k` at `t` (the first time only): its message may
+    /// be complete. True when it was new.
+    #[inline]
+    fn arrive(&mut self, k: usize, i: usize, t: i64) -> bool {
+        let slot = &mut self.ring[i];
+        if slot.t[k] != NOT_YET {
+            return false;
+        }
+        slot.t[k] = t;
+        if slot.flags & KNOWN != 0 {
+            self.complete_check(k, i);
+        }
+        true
+    }
+
+    /// The message of the (known) TSN at `i` on clock `k`, one of its fragments having just
+    /// arrived: when every fragment has, it is complete at the latest arrival (delivered, or
+    /// waiting for an earlier one).
+    fn complete_check(&mut self, k: usize, i: usize) {
+        let Some((first, complete_ns)) = self.message_complete(k, i) else {
+            return;
+        };
+        let slot = self.ring[i];
+        self.clocks[k].messages += 1;
+        if slot.flags & UNORDERED != 0 || slot.stream == NO_STREAM {
+            // RFC 9260 6.6: an unordered message is delivered at once.
+            return;
+        }
+        let first_tsn = self.base.wrapping_add(first as u32);
+        self.ordered_complete(k, slot.stream, slot.number, first_tsn, complete_ns);
+    }
+
+    /// Ring index of the first fragment of the message holding index `i` and the latest
+    /// arrival of its fragments on clock `k`, when every fragment is known and has arrived
+    /// (fragments of a message have consecutive TSNs, RFC 9260 6.9).
+    #[inline]
+    fn message_complete(&self, k: usize, i: usize) -> Option<(usize, i64)> {
+        let ok = |s: &Slot| s.flags & KNOWN != 0 && s.t[k] != NOT_YET;
+        let mut latest = self.ring[i].t[k];
+        let mut first = i;
+        while self.ring[first].flags & FIRST == 0 {
+            let prev = self.ring.get(first.checked_sub(1)?)?;
+            if !ok(prev) || prev.flags & LAST != 0 {
+                return None;
+            }
+            first -= 1;
+            latest = latest.max(prev.t[k]);
+        }
+        let mut last = i;
+        while self.ring[last].flags & LAST == 0 {
+            last += 1;
+            let next = self.ring.get(last)?;
+            if !ok(next) || next.flags & FIRST != 0 {
+                return None;
+            }
+            latest = latest.max(next.t[k]);
+        }
+        Some((first, latest))
+    }
+
+    /// An ordered message of stream index `st` is complete on clock `k` at `t`.
+    fn ordered_complete(&mut self, k: usize, st: u16, number: u32, first_tsn: u32, t: i64) {
+        let wide = self.wide;
+        let clock = &mut self.clocks[k];
+        let sc = &mut self.streams[usize::from(st)].clocks[k];
+        let next = *sc.next.get_or_insert(number);
+        let d = number_diff(number, next, wide);
+        if d == 0 {
+            sc.delivered += 1;
+            sc.next = Some(next_number(number, wide));
+            Self::drain(sc, clock, wide, t);
+        } else if d > 0 {
+            // An earlier message of the stream is missing: it waits (RFC 9260 6.6).
+            let w = Waiting {
+                number,
+                first_tsn,
+                complete_ns: t,
+            };
+            if sc.waiting.is_empty() {
+                clock.waiting_streams += 1;
+                sc.waiting.push_back(w);
+            } else {
+                let at = sc
+                    .waiting
+                    .iter()
+                    .rposition(|x| number_diff(x.number, number, wide) < 0)
+                    .map_or(0, |p| p + 1);
+                if sc.waiting.get(at).is_some_and(|x| x.number == number) {
+                    return;
+                }
+                sc.waiting.insert(at, w);
+                if sc.waiting.len() > MAX_WAITING {
+                    // Bounded: the oldest goes as if the missing one came, without a delay.
+                    Self::release(sc, clock, wide);
+                }
+            }
+        }
+        // d < 0: a number already passed (released, or a stream reset not seen): nothing.
+    }
+
+    /// Delivers the waiting messages that follow `next` at `t`.
+    fn drain(sc: &mut StreamClock, clock: &mut Clock, wide: bool, t: i64) {
+        if sc.waiting.is_empty() {
+            return;
+        }
+        while let Some(w) = sc.waiting.front() {
+            if Some(w.number) != sc.next {
+                break;
+            }
+            let wait = t - w.complete_ns;
+            if wait > MIN_WAIT_NS {
+                let delay_ms = wait as f64 / 1e6;
+                sc.blocked += 1;
+                Delays::push(&mut sc.delays, delay_ms);
+            }
+            sc.delivered += 1;
+            sc.next = Some(next_number(w.number, wide));
+            sc.waiting.pop_front();
+        }
+        if sc.waiting.is_empty() {
+            clock.waiting_streams -= 1;
+        }
+    }
+
+    /// The missing message before the oldest waiting one will not be seen: the waiting
+    /// messages from the oldest on that follow each other are delivered without a delay
+    /// (counted `unattributed`).
+    fn release(sc: &mut StreamClock, clock: &mut Clock, wide: bool) {
+        let Some(first) = sc.waiting.front() else {
+            return;
+        };
+        sc.next = Some(first.number);
+        while let Some(w) = sc.waiting.front() {
+            if Some(w.number) != sc.next {
+                break;
+            }
+            clock.unattributed += 1;
+            sc.delivered += 1;
+            sc.next = Some(next_number(w.number, wide));
+            sc.waiting.pop_front();
+        }
+        if sc.waiting.is_empty() {
+            clock.waiting_streams -= 1;
+        }
+    }
+
+    /// Moves clock `k`'s cumulative point over the TSNs that have arrived, at `t`: the one-stream
+    /// counterfactual delivers every message that ends there; streams waiting for a message
+    /// below the new point that the capture never showed are released.
+    fn advance(&mut self, k: usize, t: i64) {
+        let Some(mut i) = self.index(self.clocks[k].cum.wrapping_add(1)) else {
+            return;
+        };
+        let start = i;
+        while i < self.ring.len() && self.ring[i].t[k] != NOT_YET {
+            let slot = self.ring[i];
+            if slot.flags & (KNOWN | LAST) == KNOWN | LAST {
+                // One stream for all: delivered now, complete at its last fragment's arrival.
+                let mut complete = slot.t[k];
+                let mut j = i;
+                while self.ring[j].flags & FIRST == 0 && j > 0 {
+                    let prev = self.ring[j - 1];
+                    if prev.flags & KNOWN == 0 || prev.flags & LAST != 0 {
+                        break;
+                    }
+                    j -= 1;
+                    complete = complete.max(prev.t[k]);
+                }
+                let c = &mut self.clocks[k];
+                c.single_messages += 1;
+                let wait = t - complete;
+                if wait > MIN_WAIT_NS {
+                    let delay_ms = wait as f64 / 1e6;
+                    c.single_blocked += 1;
+                    Delays::push(&mut c.single_delays, delay_ms);
+                }
+            }
+            i += 1;
+        }
+        if i == start {
+            return;
+        }
+        let clock = &mut self.clocks[k];
+        clock.advanced = true;
+        clock.cum = self.base.wrapping_add(i as u32 - 1);
+        if clock.waiting_streams == 0 {
+            return;
+        }
+        let cum = clock.cum;
+        let wide = self.wide;
+        for h in &mut self.streams {
+            let sc = &mut h.clocks[k];
+            // Every TSN below the oldest waiting message arrived, yet its stream still waits:
+            // for a message the capture never showed.
+            while sc
+                .waiting
+                .front()
+                .is_some_and(|w| serial::le(w.first_tsn, cum))
+            {
+                Self::release(sc, clock, wide);
+            }
+        }
+    }
+
+    /// Drops the slots both clocks are done with, whole messages at a time (the one-stream
+    /// counterfactual reads a message's earlier fragments when its last one passes).
+    fn retire(&mut self) {
+        let (a, b) = (self.clocks[ARRIVALS].cum, self.clocks[SACKS].cum);
+        let low = if serial::lt(a, b) { a } else { b };
+        let n = serial::diff(self.base, low) + 1;
+        if n <= 0 {
+            return;
+        }
+        let n = (n as usize).min(self.ring.len());
+        // Up to the last message boundary at or below `low`.
+        let Some(upto) = (0..n)
+            .rev()
+            .find(|&j| self.ring[j].flags & (KNOWN | LAST) != KNOWN)
+        else {
+            return;
+        };
+        self.ring.drain(..=upto);
+        self.base = self.base.wrapping_add(upto as u32 + 1);
+    }
+
+    /// Drops every slot below `tsn` (window overflow): a clock whose cumulative point was below
+    /// loses those TSNs and says so.
+    fn drop_below(&mut self, tsn: u32) {
+        let n = (serial::diff(self.base, tsn).max(0) as usize).min(self.ring.len());
+        self.ring.drain(..n);
+        self.base = tsn;
+        let wide = self.wide;
+        for k in [ARRIVALS, SACKS] {
+            let clock = &mut self.clocks[k];
+            if serial::lt(clock.cum, tsn.wrapping_sub(1)) {
+                clock.cum = tsn.wrapping_sub(1);
+                clock.overflowed = true;
+                for h in &mut self.streams {
+                    while !h.clocks[k].waiting.is_empty() {
+                        Self::release(&mut h.clocks[k], clock, wide);
+                    }
+                }
+            }
+        }
+    }
+}
