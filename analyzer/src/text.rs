@@ -221,7 +221,49 @@ fn render_directions(s: &mut String, a: &AssocReport) {
         if let Some(line) = streams_line(a, d) {
             let _ = writeln!(s, "{line}");
         }
+        if let Some(line) = hol_line(d) {
+            let _ = writeln!(s, "{line}");
+        }
     }
+}
+
+/// Head-of-line blocking of a direction in one line, with the one-stream counterfactual.
+fn hol_line(d: &crate::report_infer::DirectionReport) -> Option<String> {
+    let h = d.hol.as_deref()?;
+    let clock = if h.clock == "arrivals" {
+        "DATA arrivals"
+    } else {
+        "SACKs"
+    };
+    let waited = match &h.delay_ms {
+        Some(x) => format!(
+            "{} of {} ordered messages waited for an earlier one of their stream (max {:.1} ms, \
+             p95 {:.1} ms, total {:.0} ms)",
+            h.blocked_messages, h.ordered_messages, x.max, x.p95, h.delay_sum_ms
+        ),
+        None => format!(
+            "none of {} ordered messages waited for an earlier one of their stream",
+            h.ordered_messages
+        ),
+    };
+    let single = match &h.single_stream_delay_ms {
+        Some(x) => format!(
+            "{} messages (max {:.1} ms, total {:.0} ms)",
+            h.single_stream_blocked_messages, x.max, h.single_stream_delay_sum_ms
+        ),
+        None => "none".to_string(),
+    };
+    let unattributed = if h.unattributed_messages > 0 {
+        format!(
+            "; {} behind a message the capture never showed",
+            h.unattributed_messages
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "      head-of-line ({clock}): {waited}; on one stream: {single}{unattributed}"
+    ))
 }
 
 /// The streams of a direction in one line: "streams 2 of 10 usable: 0: 5 msg 1200 B NGAP; ...".
@@ -258,6 +300,9 @@ fn streams_line(a: &AssocReport, d: &crate::report_infer::DirectionReport) -> Op
             }
             if x.ssn_gaps > 0 {
                 t.push_str(&format!(", {} SSN gaps", x.ssn_gaps));
+            }
+            if let Some(n) = x.hol_blocked_messages.filter(|&n| n > 0) {
+                t.push_str(&format!(", {n} waited (HOL)"));
             }
             t
         })

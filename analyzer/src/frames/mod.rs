@@ -102,6 +102,10 @@ pub fn capture_tables(c: &CaptureAnalysis) -> PolarsResult<Vec<Table>> {
             name: "streams",
             df: streams::streams(c)?,
         },
+        Table {
+            name: "hol",
+            df: streams::hol(c)?,
+        },
     ];
     out.extend([
         Table {

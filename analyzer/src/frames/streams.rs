@@ -1,6 +1,8 @@
-//! Streams DataFrames: one row per association, direction and stream (`streams`), and the
-//! upper-layer and negotiated-stream columns of the `associations` table, from
-//! `streams::Streams` (the figures are computed there; this file only lays them out).
+//! Streams DataFrames: one row per association, direction and stream (`streams`, with its
+//! head-of-line columns), one row per association and direction with head-of-line blocking
+//! (`hol`), and the upper-layer and negotiated-stream columns of the `associations` table, from
+//! `streams::Streams` and `hol::Hol` (the figures are computed there; this file only lays them
+//! out).
 
 use polars::prelude::*;
 
@@ -84,6 +86,113 @@ pub(super) fn streams(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         col(
             "last_s",
             rows.iter().map(|r| r.2.last_s).collect::<Vec<_>>(),
+        ),
+        col(
+            "hol_blocked_messages",
+            rows.iter()
+                .map(|r| r.2.hol_blocked_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "hol_delay_max_ms",
+            rows.iter()
+                .map(|r| r.2.hol_delay_ms.map(|d| d.max))
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "hol_delay_p95_ms",
+            rows.iter()
+                .map(|r| r.2.hol_delay_ms.map(|d| d.p95))
+                .collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// One row per association and direction with head-of-line figures (`directions[i].hol`).
+pub(super) fn hol(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
+    let rows: Vec<(u32, u32, crate::hol::HolReport)> = c
+        .associations
+        .iter()
+        .flat_map(|a| {
+            (0..2u8).filter_map(move |s| {
+                let sum = a.infer.summary[usize::from(s)].as_ref()?;
+                let h = a.hol.report(s, sum.vantage)?;
+                Some((a.id as u32, u32::from(s), h))
+            })
+        })
+        .collect();
+    let dist = |f: fn(&crate::hol::HolReport) -> Option<crate::infer::stats::Dist>,
+                q: fn(&crate::infer::stats::Dist) -> f64| {
+        rows.iter()
+            .map(|r| f(&r.2).as_ref().map(q))
+            .collect::<Vec<_>>()
+    };
+    DataFrame::new_infer_height(vec![
+        col("capture", vec![c.file.as_str(); rows.len()]),
+        col("assoc", rows.iter().map(|r| r.0).collect::<Vec<_>>()),
+        col("sender", rows.iter().map(|r| r.1).collect::<Vec<_>>()),
+        col(
+            "vantage",
+            rows.iter()
+                .map(|r| r.2.vantage.as_str())
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "clock",
+            rows.iter().map(|r| r.2.clock.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "messages",
+            rows.iter().map(|r| r.2.messages).collect::<Vec<_>>(),
+        ),
+        col(
+            "ordered_messages",
+            rows.iter()
+                .map(|r| r.2.ordered_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "blocked_messages",
+            rows.iter()
+                .map(|r| r.2.blocked_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col("delay_median_ms", dist(|h| h.delay_ms, |d| d.median)),
+        col("delay_p95_ms", dist(|h| h.delay_ms, |d| d.p95)),
+        col("delay_max_ms", dist(|h| h.delay_ms, |d| d.max)),
+        col(
+            "delay_sum_ms",
+            rows.iter().map(|r| r.2.delay_sum_ms).collect::<Vec<_>>(),
+        ),
+        col(
+            "single_stream_blocked_messages",
+            rows.iter()
+                .map(|r| r.2.single_stream_blocked_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "single_stream_delay_p95_ms",
+            dist(|h| h.single_stream_delay_ms, |d| d.p95),
+        ),
+        col(
+            "single_stream_delay_max_ms",
+            dist(|h| h.single_stream_delay_ms, |d| d.max),
+        ),
+        col(
+            "single_stream_delay_sum_ms",
+            rows.iter()
+                .map(|r| r.2.single_stream_delay_sum_ms)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "unattributed_messages",
+            rows.iter()
+                .map(|r| r.2.unattributed_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "streams",
+            rows.iter().map(|r| r.2.streams).collect::<Vec<_>>(),
         ),
     ])
 }

@@ -130,6 +130,11 @@ struct StreamHol {
 struct Clock {
     /// Every TSN up to this one has arrived on this clock (meaningful once `advanced`).
     cum: u32,
+    /// The highest TSN at or below `cum` that ends a message (or is unknown): the slots up to it
+    /// are done with for this clock.
+    boundary: u32,
+    /// Slots above `cum` that have arrived on this clock (0: the in-order fast path applies).
+    above: u32,
     /// Some TSN arrived on this clock.
     advanced: bool,
     /// Complete messages (ordered and unordered) whose every fragment arrived.
@@ -151,9 +156,11 @@ struct Clock {
 #[derive(Debug, Clone, Default)]
 struct Dir {
     started: bool,
-    /// TSN of `ring[0]`.
+    /// The TSNs held are `base..end` (serial arithmetic): below `base` both clocks are done.
     base: u32,
-    ring: VecDeque<Slot>,
+    end: u32,
+    /// Slot of TSN `t` at `t & (ring.len() - 1)`; the length is a power of two.
+    ring: Vec<Slot>,
     /// I-DATA: message identifiers are 32 bits (RFC 8260 2.1); DATA: SSNs are 16 (RFC 9260
     /// 3.3.1).
     wide: bool,
@@ -196,10 +203,13 @@ impl Hol {
                 let init_tsn = self.init_tsn[s];
                 let dir = self.dirs[s].get_or_insert_with(Box::default);
                 if !dir.started {
-                    if let Some(first) = init_tsn {
-                        // RFC 9260 6.5: the sender's streams number from 0.
-                        dir.fresh = true;
-                        dir.start(first);
+                    match init_tsn {
+                        Some(first) => {
+                            // RFC 9260 6.5: the sender's streams number from 0.
+                            dir.fresh = true;
+                            dir.start(first);
+                        }
+                        None => dir.start(d.tsn),
                     }
                 }
                 dir.data(ctx.ts_ns, d, epoch);
@@ -242,45 +252,96 @@ fn next_number(n: u32, wide: bool) -> u32 {
     }
 }
 
+/// The earlier of two TSNs (serial arithmetic).
+#[inline]
+fn serial_min(a: u32, b: u32) -> u32 {
+    if serial::lt(a, b) {
+        a
+    } else {
+        b
+    }
+}
+
 impl Dir {
-    /// Index of `tsn` in the ring, if it is at or above the base and held.
-    #[inline]
-    fn index(&self, tsn: u32) -> Option<usize> {
-        let d = serial::diff(self.base, tsn);
-        (d >= 0 && (d as usize) < self.ring.len()).then_some(d as usize)
-    }
-
-    /// Index of `tsn`, growing the ring to hold it; None below the base or too far above.
-    fn index_or_grow(&mut self, tsn: u32) -> Option<usize> {
-        let d = serial::diff(self.base, tsn);
-        if d < 0 {
-            return None;
-        }
-        let d = d as usize;
-        if d >= self.ring.len() {
-            if d >= MAX_WINDOW {
-                // Far past the window: drop what is held up to there (the clocks that still
-                // needed it say so).
-                let keep = MAX_WINDOW / 2;
-                let drop_to = self.base.wrapping_add((d - keep) as u32);
-                self.drop_below(drop_to);
-                return self.index_or_grow(tsn);
-            }
-            if self.ring.capacity() == 0 {
-                // Most associations of an attack or a scan carry one DATA chunk.
-                self.ring.reserve_exact(d + 1);
-            }
-            self.ring.resize(d + 1, EMPTY);
-        }
-        Some(d)
-    }
-
     fn start(&mut self, tsn: u32) {
         self.started = true;
         self.base = tsn;
+        self.end = tsn;
         for c in &mut self.clocks {
             c.cum = tsn.wrapping_sub(1);
+            c.boundary = c.cum;
         }
+    }
+
+    /// Whether `tsn` is held (`base..end`).
+    #[inline]
+    fn held(&self, tsn: u32) -> bool {
+        tsn.wrapping_sub(self.base) < self.end.wrapping_sub(self.base)
+    }
+
+    #[inline]
+    fn at(&self, tsn: u32) -> &Slot {
+        &self.ring[tsn as usize & (self.ring.len() - 1)]
+    }
+
+    #[inline]
+    fn at_mut(&mut self, tsn: u32) -> &mut Slot {
+        let mask = self.ring.len() - 1;
+        &mut self.ring[tsn as usize & mask]
+    }
+
+    /// Holds `tsn` (and every TSN between the highest held and it); false below the base.
+    #[inline]
+    fn hold(&mut self, tsn: u32) -> bool {
+        if tsn == self.end && (self.end.wrapping_sub(self.base) as usize) < self.ring.len() {
+            // The next new TSN with room for it (the common case).
+            *self.at_mut(tsn) = EMPTY;
+            self.end = tsn.wrapping_add(1);
+            return true;
+        }
+        self.hold_slow(tsn)
+    }
+
+    fn hold_slow(&mut self, tsn: u32) -> bool {
+        let off = serial::diff(self.base, tsn);
+        if off < 0 {
+            return false;
+        }
+        if self.held(tsn) {
+            return true;
+        }
+        let need = off as usize + 1;
+        if need > self.ring.len() {
+            if need > MAX_WINDOW {
+                // Far past the window: drop what is held up to there (the clocks that still
+                // needed it say so).
+                let drop_to = tsn.wrapping_sub((MAX_WINDOW / 2) as u32);
+                self.drop_below(drop_to);
+                return self.hold_slow(tsn);
+            }
+            self.grow(need);
+        }
+        // The slots after the highest held were TSNs below the base: cleared for reuse.
+        let mut t = self.end;
+        while t != tsn.wrapping_add(1) {
+            *self.at_mut(t) = EMPTY;
+            t = t.wrapping_add(1);
+        }
+        self.end = tsn.wrapping_add(1);
+        true
+    }
+
+    /// A ring of at least `need` slots, the held ones in place.
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        let len = need.next_power_of_two().max(4);
+        let mut ring = vec![EMPTY; len];
+        let mut t = self.base;
+        while t != self.end {
+            ring[t as usize & (len - 1)] = *self.at(t);
+            t = t.wrapping_add(1);
+        }
+        self.ring = ring;
     }
 
     /// The stream index of `sid`, made on first sight; `NO_STREAM` past `MAX_STREAMS`.
@@ -334,13 +395,12 @@ impl Dir {
     }
 
     fn data(&mut self, ts_ns: i64, d: &DataChunk, epoch: u16) {
-        if !self.started {
-            self.start(d.tsn);
-        }
         self.wide |= d.idata;
-        let Some(i) = self.index_or_grow(d.tsn) else {
+        if !self.hold(d.tsn) {
             return;
-        };
+        }
+        let tsn = d.tsn;
+        let i = tsn as usize & (self.ring.len() - 1);
         if self.ring[i].flags & KNOWN == 0 {
             let stream = self.stream(d.stream_id, d.ssn_or_mid, epoch);
             let slot = &mut self.ring[i];
@@ -350,37 +410,114 @@ impl Dir {
                 | if d.flag_b { FIRST } else { 0 }
                 | if d.flag_e { LAST } else { 0 }
                 | if d.flag_u { UNORDERED } else { 0 };
-            // Acknowledged before the capture showed it (a SACK came first): its message may
-            // be complete now.
-            for k in [ARRIVALS, SACKS] {
-                if self.ring[i].t[k] != NOT_YET {
-                    self.complete_check(k, i);
-                }
+            if slot.t != [NOT_YET; 2] {
+                self.late_meta(tsn);
             }
         }
-        if self.arrive(ARRIVALS, i, ts_ns) {
+        let c = &self.clocks[ARRIVALS];
+        if c.above == 0 && tsn == c.cum.wrapping_add(1) && self.ring[i].t[ARRIVALS] == NOT_YET {
+            self.ring[i].t[ARRIVALS] = ts_ns;
+            self.in_order(ARRIVALS, tsn, ts_ns);
+        } else if self.arrive(ARRIVALS, tsn, ts_ns) {
             self.advance(ARRIVALS, ts_ns);
         }
         self.retire();
     }
 
+    /// The DATA of a TSN acknowledged before the capture showed it (a SACK came first): its
+    /// message may be complete now.
+    #[cold]
+    fn late_meta(&mut self, tsn: u32) {
+        for k in [ARRIVALS, SACKS] {
+            let t = self.at(tsn).t[k];
+            if t != NOT_YET {
+                self.complete_check(k, tsn, t);
+            }
+        }
+    }
+
+    /// The fast path: TSN `tsn`, the next after clock `k`'s cumulative point with nothing
+    /// above it, has just arrived at `t` (its time set): it passes at once.
+    #[inline(always)]
+    fn in_order(&mut self, k: usize, tsn: u32, t: i64) {
+        let slot = self.ring[tsn as usize & (self.ring.len() - 1)];
+        let c = &mut self.clocks[k];
+        c.cum = tsn;
+        c.advanced = true;
+        let f = slot.flags;
+        if f & (KNOWN | LAST) != KNOWN {
+            c.boundary = tsn;
+        }
+        if f & (KNOWN | FIRST | LAST) == KNOWN | FIRST | LAST {
+            c.messages += 1;
+            c.single_messages += 1;
+            if f & UNORDERED != 0 {
+                return;
+            }
+            // NO_STREAM is past any index.
+            if let Some(h) = self.streams.get_mut(usize::from(slot.stream)) {
+                let sc = &mut h.clocks[k];
+                if sc.next == Some(slot.number) && sc.waiting.is_empty() {
+                    // In order, nothing waiting on the stream (the common case).
+                    sc.delivered += 1;
+                    sc.next = Some(next_number(slot.number, self.wide));
+                    return;
+                }
+                self.ordered_complete(k, slot.stream, slot.number, tsn, t);
+            }
+        } else if f & KNOWN != 0 {
+            self.fragment_in_order(k, tsn, t, f);
+        }
+    }
+
+    /// `in_order` for a fragment: its message is complete when its last fragment is.
+    #[cold]
+    fn fragment_in_order(&mut self, k: usize, tsn: u32, t: i64, flags: u8) {
+        self.complete_check(k, tsn, t);
+        if flags & LAST != 0 {
+            self.clocks[k].single_messages += 1;
+        }
+    }
+
     fn sack(&mut self, ts_ns: i64, k: &SackChunk<'_>) {
-        if !self.started || self.ring.is_empty() {
+        if !self.started || self.base == self.end {
             return;
         }
         // TSNs above the highest DATA held are not taken: a later SACK acknowledges them again
         // once their DATA (or a later one) was seen.
-        let top = self.base.wrapping_add(self.ring.len() as u32 - 1);
+        let top = self.end.wrapping_sub(1);
         let cum = k.cum_tsn_ack;
         // RFC 9260 3.3.4: every TSN up to the cumulative TSN ack was received.
-        let upto = if serial::lt(cum, top) { cum } else { top };
+        let upto = serial_min(cum, top);
         let from = self.clocks[SACKS].cum.wrapping_add(1);
         if serial::ge(upto, from) {
-            for j in 0..=serial::diff(from, upto) as u32 {
-                if let Some(i) = self.index(from.wrapping_add(j)) {
-                    self.arrive(SACKS, i, ts_ns);
-                    self.arrive(ARRIVALS, i, ts_ns);
+            let fast = self.clocks[SACKS].above == 0;
+            let mut tsn = from;
+            loop {
+                if fast {
+                    // Nothing above the cumulative point: every slot here is unset, each
+                    // passes in turn.
+                    self.at_mut(tsn).t[SACKS] = ts_ns;
+                    self.in_order(SACKS, tsn, ts_ns);
+                } else {
+                    self.arrive(SACKS, tsn, ts_ns);
                 }
+                if tsn == upto {
+                    break;
+                }
+                tsn = tsn.wrapping_add(1);
+            }
+        }
+        // The capture missed DATA the receiver got: it arrived by this SACK at the latest.
+        let from = self.clocks[ARRIVALS].cum.wrapping_add(1);
+        if serial::ge(upto, from) {
+            let mut tsn = from;
+            loop {
+                self.arrive(ARRIVALS, tsn, ts_ns);
+                if tsn == upto {
+                    break;
+                }
+                tsn = tsn.wrapping_add(1);
             }
         }
         // Gap ack blocks (and NR-SACK's non-renegable ones): offsets from the cumulative ack.
@@ -389,11 +526,12 @@ impl Dir {
                 continue;
             }
             for off in g.start..=g.end {
-                let Some(i) = self.index(cum.wrapping_add(u32::from(off))) else {
+                let tsn = cum.wrapping_add(u32::from(off));
+                if !self.held(tsn) {
                     break;
-                };
-                self.arrive(SACKS, i, ts_ns);
-                self.arrive(ARRIVALS, i, ts_ns);
+                }
+                self.arrive(SACKS, tsn, ts_ns);
+                self.arrive(ARRIVALS, tsn, ts_ns);
             }
         }
         self.advance(SACKS, ts_ns);
@@ -401,72 +539,89 @@ impl Dir {
         self.retire();
     }
 
-    /// TSN at ring index `i` arrives on clock `k` at `t` (the first time only): its message may
-    /// be complete. True when it was new.
+    /// TSN `tsn` (held) arrives on clock `k` at `t` (the first time only): its message may be
+    /// complete. True when it was new.
     #[inline]
-    fn arrive(&mut self, k: usize, i: usize, t: i64) -> bool {
-        let slot = &mut self.ring[i];
+    fn arrive(&mut self, k: usize, tsn: u32, t: i64) -> bool {
+        let slot = self.at_mut(tsn);
         if slot.t[k] != NOT_YET {
             return false;
         }
         slot.t[k] = t;
-        if slot.flags & KNOWN != 0 {
-            self.complete_check(k, i);
+        let known = slot.flags & KNOWN != 0;
+        // Above the cumulative point (everything at or below it has a time).
+        self.clocks[k].above += 1;
+        if known {
+            self.complete_check(k, tsn, t);
         }
         true
     }
 
-    /// The message of the (known) TSN at `i` on clock `k`, one of its fragments having just
-    /// arrived: when every fragment has, it is complete at the latest arrival (delivered, or
-    /// waiting for an earlier one).
-    fn complete_check(&mut self, k: usize, i: usize) {
-        let Some((first, complete_ns)) = self.message_complete(k, i) else {
+    /// The message of the (known) TSN `tsn` on clock `k`, one of its fragments having arrived:
+    /// when every fragment has, it is complete at the latest arrival, `t` at least (delivered,
+    /// or waiting for an earlier one).
+    fn complete_check(&mut self, k: usize, tsn: u32, t: i64) {
+        let Some((first_tsn, complete_ns)) = self.message_complete(k, tsn, t) else {
             return;
         };
-        let slot = self.ring[i];
+        let slot = *self.at(tsn);
         self.clocks[k].messages += 1;
         if slot.flags & UNORDERED != 0 || slot.stream == NO_STREAM {
             // RFC 9260 6.6: an unordered message is delivered at once.
             return;
         }
-        let first_tsn = self.base.wrapping_add(first as u32);
         self.ordered_complete(k, slot.stream, slot.number, first_tsn, complete_ns);
     }
 
-    /// Ring index of the first fragment of the message holding index `i` and the latest
-    /// arrival of its fragments on clock `k`, when every fragment is known and has arrived
-    /// (fragments of a message have consecutive TSNs, RFC 9260 6.9).
+    /// The first TSN of the message holding `tsn` and the latest arrival of its fragments on
+    /// clock `k` (`t` at least), when every fragment is known and has arrived (fragments of a
+    /// message have consecutive TSNs, RFC 9260 6.9; fragments below the base arrived on both
+    /// clocks).
     #[inline]
-    fn message_complete(&self, k: usize, i: usize) -> Option<(usize, i64)> {
+    fn message_complete(&self, k: usize, tsn: u32, t: i64) -> Option<(u32, i64)> {
         let ok = |s: &Slot| s.flags & KNOWN != 0 && s.t[k] != NOT_YET;
-        let mut latest = self.ring[i].t[k];
-        let mut first = i;
-        while self.ring[first].flags & FIRST == 0 {
-            let prev = self.ring.get(first.checked_sub(1)?)?;
-            if !ok(prev) || prev.flags & LAST != 0 {
+        let mut latest = t.max(self.at(tsn).t[k]);
+        let mut first = tsn;
+        while self.at(first).flags & FIRST == 0 {
+            let prev = first.wrapping_sub(1);
+            if !self.held(prev) {
+                break;
+            }
+            let p = self.at(prev);
+            if !ok(p) || p.flags & LAST != 0 {
                 return None;
             }
-            first -= 1;
-            latest = latest.max(prev.t[k]);
+            first = prev;
+            latest = latest.max(p.t[k]);
         }
-        let mut last = i;
-        while self.ring[last].flags & LAST == 0 {
-            last += 1;
-            let next = self.ring.get(last)?;
-            if !ok(next) || next.flags & FIRST != 0 {
+        let mut last = tsn;
+        while self.at(last).flags & LAST == 0 {
+            last = last.wrapping_add(1);
+            if !self.held(last) {
                 return None;
             }
-            latest = latest.max(next.t[k]);
+            let n = self.at(last);
+            if !ok(n) || n.flags & FIRST != 0 {
+                return None;
+            }
+            latest = latest.max(n.t[k]);
         }
         Some((first, latest))
     }
 
     /// An ordered message of stream index `st` is complete on clock `k` at `t`.
+    #[inline]
     fn ordered_complete(&mut self, k: usize, st: u16, number: u32, first_tsn: u32, t: i64) {
         let wide = self.wide;
-        let clock = &mut self.clocks[k];
         let sc = &mut self.streams[usize::from(st)].clocks[k];
         let next = *sc.next.get_or_insert(number);
+        if next == number && sc.waiting.is_empty() {
+            // In order, nothing waiting (the common case).
+            sc.delivered += 1;
+            sc.next = Some(next_number(number, wide));
+            return;
+        }
+        let clock = &mut self.clocks[k];
         let d = number_diff(number, next, wide);
         if d == 0 {
             sc.delivered += 1;
@@ -510,11 +665,10 @@ impl Dir {
             if Some(w.number) != sc.next {
                 break;
             }
-            let wait = t - w.complete_ns;
+            let wait = t.saturating_sub(w.complete_ns);
             if wait > MIN_WAIT_NS {
-                let delay_ms = wait as f64 / 1e6;
                 sc.blocked += 1;
-                Delays::push(&mut sc.delays, delay_ms);
+                Delays::push(&mut sc.delays, wait as f64 / 1e6);
             }
             sc.delivered += 1;
             sc.next = Some(next_number(w.number, wide));
@@ -551,41 +705,50 @@ impl Dir {
     /// counterfactual delivers every message that ends there; streams waiting for a message
     /// below the new point that the capture never showed are released.
     fn advance(&mut self, k: usize, t: i64) {
-        let Some(mut i) = self.index(self.clocks[k].cum.wrapping_add(1)) else {
+        if self.clocks[k].above == 0 {
             return;
-        };
-        let start = i;
-        while i < self.ring.len() && self.ring[i].t[k] != NOT_YET {
-            let slot = self.ring[i];
+        }
+        let mut tsn = self.clocks[k].cum.wrapping_add(1);
+        let start = tsn;
+        while self.held(tsn) && self.at(tsn).t[k] != NOT_YET {
+            let slot = *self.at(tsn);
+            let c = &mut self.clocks[k];
+            c.above -= 1;
+            if slot.flags & (KNOWN | LAST) != KNOWN {
+                c.boundary = tsn;
+            }
             if slot.flags & (KNOWN | LAST) == KNOWN | LAST {
                 // One stream for all: delivered now, complete at its last fragment's arrival.
                 let mut complete = slot.t[k];
-                let mut j = i;
-                while self.ring[j].flags & FIRST == 0 && j > 0 {
-                    let prev = self.ring[j - 1];
-                    if prev.flags & KNOWN == 0 || prev.flags & LAST != 0 {
+                let mut j = tsn;
+                while self.at(j).flags & FIRST == 0 {
+                    let prev = j.wrapping_sub(1);
+                    if !self.held(prev) {
                         break;
                     }
-                    j -= 1;
-                    complete = complete.max(prev.t[k]);
+                    let p = self.at(prev);
+                    if p.flags & KNOWN == 0 || p.flags & LAST != 0 {
+                        break;
+                    }
+                    j = prev;
+                    complete = complete.max(p.t[k]);
                 }
                 let c = &mut self.clocks[k];
                 c.single_messages += 1;
-                let wait = t - complete;
+                let wait = t.saturating_sub(complete);
                 if wait > MIN_WAIT_NS {
-                    let delay_ms = wait as f64 / 1e6;
                     c.single_blocked += 1;
-                    Delays::push(&mut c.single_delays, delay_ms);
+                    Delays::push(&mut c.single_delays, wait as f64 / 1e6);
                 }
             }
-            i += 1;
+            tsn = tsn.wrapping_add(1);
         }
-        if i == start {
+        if tsn == start {
             return;
         }
         let clock = &mut self.clocks[k];
         clock.advanced = true;
-        clock.cum = self.base.wrapping_add(i as u32 - 1);
+        clock.cum = tsn.wrapping_sub(1);
         if clock.waiting_streams == 0 {
             return;
         }
@@ -607,41 +770,43 @@ impl Dir {
 
     /// Drops the slots both clocks are done with, whole messages at a time (the one-stream
     /// counterfactual reads a message's earlier fragments when its last one passes).
+    #[inline]
     fn retire(&mut self) {
-        let (a, b) = (self.clocks[ARRIVALS].cum, self.clocks[SACKS].cum);
-        let low = if serial::lt(a, b) { a } else { b };
-        let n = serial::diff(self.base, low) + 1;
-        if n <= 0 {
-            return;
+        let done = serial_min(self.clocks[ARRIVALS].boundary, self.clocks[SACKS].boundary);
+        let base = done.wrapping_add(1);
+        if serial::gt(base, self.base) {
+            self.base = base;
         }
-        let n = (n as usize).min(self.ring.len());
-        // Up to the last message boundary at or below `low`.
-        let Some(upto) = (0..n)
-            .rev()
-            .find(|&j| self.ring[j].flags & (KNOWN | LAST) != KNOWN)
-        else {
-            return;
-        };
-        self.ring.drain(..=upto);
-        self.base = self.base.wrapping_add(upto as u32 + 1);
     }
 
     /// Drops every slot below `tsn` (window overflow): a clock whose cumulative point was below
     /// loses those TSNs and says so.
+    #[cold]
     fn drop_below(&mut self, tsn: u32) {
-        let n = (serial::diff(self.base, tsn).max(0) as usize).min(self.ring.len());
-        self.ring.drain(..n);
+        if serial::gt(tsn, self.end) {
+            self.end = tsn;
+        }
         self.base = tsn;
         let wide = self.wide;
         for k in [ARRIVALS, SACKS] {
+            let lost = serial::lt(self.clocks[k].cum, tsn.wrapping_sub(1));
+            if !lost {
+                continue;
+            }
+            let mut above = 0;
+            let mut t = tsn;
+            while t != self.end {
+                above += u32::from(self.at(t).t[k] != NOT_YET);
+                t = t.wrapping_add(1);
+            }
             let clock = &mut self.clocks[k];
-            if serial::lt(clock.cum, tsn.wrapping_sub(1)) {
-                clock.cum = tsn.wrapping_sub(1);
-                clock.overflowed = true;
-                for h in &mut self.streams {
-                    while !h.clocks[k].waiting.is_empty() {
-                        Self::release(&mut h.clocks[k], clock, wide);
-                    }
+            clock.cum = tsn.wrapping_sub(1);
+            clock.boundary = clock.cum;
+            clock.above = above;
+            clock.overflowed = true;
+            for h in &mut self.streams {
+                while !h.clocks[k].waiting.is_empty() {
+                    Self::release(&mut h.clocks[k], clock, wide);
                 }
             }
         }
