@@ -36,6 +36,12 @@ if [ -z "$abort_capture" ]; then
   if [ -f "$c" ]; then abort_capture=$c; fi
 fi
 
+# Multistream run with loss, at the receiver: head-of-line blocking (the test skips without it).
+hol_capture=${HOL_CAPTURE:-}
+if [ -z "$hol_capture" ] && [ -f "$root/sample-traces/hol_s4_loss2_receiver.pcap" ]; then
+  hol_capture=$root/sample-traces/hol_s4_loss2_receiver.pcap
+fi
+
 cargo build --workspace --bin sctp-dashboard
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/sctp-dashboard"
 
@@ -58,7 +64,7 @@ done
 cd "$here"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 status=0
-DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" node --test test.mjs || status=$?
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" node --test test.mjs || status=$?
 echo "screenshots: $SHOTS"
 if [ "$status" != 0 ]; then
   echo "--- server log" >&2

@@ -1,7 +1,8 @@
 // Browser test of the dashboard in Debian's headless Chromium, driven by playwright-core.
 // run.sh starts the server and sets DASHBOARD_URL, CAPTURE (a pcap with a failover), SHOTS
-// (screenshot folder) and, when the public capture is there, ABORT_CAPTURE (associations aborted
-// with cause 12). A capture with an ABORT and a refused INIT is also built here.
+// (screenshot folder), when the public capture is there, ABORT_CAPTURE (associations aborted
+// with cause 12), and HOL_CAPTURE (a multistream run with loss: head-of-line blocking). A capture
+// with an ABORT and a refused INIT is also built here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
@@ -11,6 +12,7 @@ const URL = process.env.DASHBOARD_URL;
 const CAPTURE = process.env.CAPTURE;
 const SHOTS = process.env.SHOTS || "/tmp";
 const ABORT_CAPTURE = process.env.ABORT_CAPTURE || "";
+const HOL_CAPTURE = process.env.HOL_CAPTURE || "";
 let browser;
 let page;
 let captureId;
@@ -346,4 +348,43 @@ test("public capture with ABORTs (cause 12)", { skip: !ABORT_CAPTURE && "ABORT_C
   }
   assert.ok(bad > 0);
   await shot("11-public-aborted");
+});
+
+test("head-of-line blocking on the association page, readable at 800 px", { skip: !HOL_CAPTURE && "HOL_CAPTURE not set" }, async () => {
+  const [id, r] = await uploadFile(HOL_CAPTURE);
+  const d = r.associations[0].directions[0];
+  assert.ok(d.hol, "the capture has head-of-line figures in its JSON");
+  await page.goto(`${URL}/captures/${id}/associations/0`);
+  const block = `#hol-${d.sender}`;
+  await page.waitForSelector(block, { state: "visible" });
+  assert.ok(await page.isVisible(`#direction-${d.sender} ${block}`), "the block is in the direction's panel");
+  assert.equal(await page.getAttribute(block, "data-blocked"), String(d.hol.blocked_messages));
+  assert.match(await text(`${block} h3`), /^Head-of-line blocking \(from DATA arrivals at the receiver\)$/);
+  const blocked = await text(`${block} .hol-blocked`);
+  assert.ok(blocked.startsWith(`${d.hol.blocked_messages} of ${d.hol.ordered_messages} ordered messages waited`), blocked);
+  assert.ok(blocked.includes(`max ${d.hol.delay_ms.max.toFixed(1)} ms`), blocked);
+  const single = await text(`${block} .hol-single`);
+  assert.ok(single.startsWith(`On one stream (as TCP delivers): ${d.hol.single_stream_blocked_messages} messages would have waited`), single);
+  assert.ok((await text(`${block} .hol-evidence`)).includes(d.hol.evidence));
+  // The streams table's "HOL blocked" column: the count of each stream first.
+  const table = `#streams-${d.sender}`;
+  const heads = await page.$$eval(`${table} thead th`, (t) => t.map((x) => x.textContent.trim()));
+  const col = heads.indexOf("HOL blocked (max ms)");
+  assert.ok(col >= 0, `${heads}`);
+  const cells = await page.$$eval(`${table} tbody tr`, (r, c) => r.map((x) => x.cells[c].textContent.trim()), col);
+  assert.deepEqual(cells.map((c) => c.split(" ")[0]), d.streams.map((s) => String(s.hol_blocked_messages)));
+  // Everything is text on the page (no hover needed); at 800 px nothing scrolls sideways.
+  await page.setViewportSize({ width: 800, height: 900 });
+  try {
+    await page.waitForFunction(() => document.documentElement.clientWidth <= 800);
+    const over = await page.evaluate((sels) => sels.map((s) => {
+      const e = document.querySelector(s);
+      return [s, e.scrollWidth - e.clientWidth];
+    }).concat([["page", document.documentElement.scrollWidth - document.documentElement.clientWidth]]), [block, "#streams"]);
+    for (const [s, px] of over) assert.ok(px <= 0, `${s} scrolls sideways by ${px} px at 800 px`);
+    await page.locator(`#direction-${d.sender}`).screenshot({ path: path.join(SHOTS, "13-hol-800px.png") });
+    await page.locator("#streams").screenshot({ path: path.join(SHOTS, "14-streams-hol-800px.png") });
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
 });

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::{done_report, entry, find_assoc};
 use crate::error::AppError;
+use crate::hol_view::{hol_view, HolView};
 use crate::lifecycle::{self, EndPanel, EventRow};
 use crate::pages::{pending, table_links, TableLink};
 use crate::store::Status;
@@ -90,6 +91,8 @@ pub struct DirView {
     pub items: Vec<(String, String)>,
     pub timeouts: Vec<TimeoutRow>,
     pub failbacks: Vec<(String, String, u64)>,
+    /// Head-of-line blocking (issue 15 section 2); None when the direction carried no DATA.
+    pub hol: Option<HolView>,
 }
 
 #[derive(Template, WebTemplate)]
@@ -271,6 +274,7 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
             .iter()
             .map(|b| (secs(b.t_s), b.to.clone(), b.frame))
             .collect(),
+        hol: hol_view(d),
     }
 }
 

@@ -21,6 +21,7 @@ mod assoc_page;
 pub mod charts;
 mod compare_charts;
 pub mod error;
+mod hol_view;
 mod jobs;
 mod lifecycle;
 mod pages;

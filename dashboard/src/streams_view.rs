@@ -27,6 +27,11 @@ pub struct StreamRow {
     pub ordered: String,
     pub fragmented: u64,
     pub ssn_gaps: u64,
+    /// Head-of-line blocked messages and their longest wait in ms ("12 (37.9)", "0", "—").
+    pub hol: String,
+    pub hol_blocked: u64,
+    /// The blocked count for sorting; None without head-of-line figures.
+    pub hol_sort: Option<u64>,
     pub active: String,
 }
 
@@ -133,7 +138,11 @@ fn stream_row(s: &StreamReport) -> StreamRow {
         ordered: pct(s.ordered_share),
         fragmented: s.fragmented,
         ssn_gaps: s.ssn_gaps,
-        active: format!("{} – {}", secs(s.first_s), secs(s.last_s)),
+        hol: crate::hol_view::stream_cell(s),
+        hol_blocked: s.hol_blocked_messages.unwrap_or(0),
+        hol_sort: s.hol_blocked_messages,
+        // A no-break space keeps the dash with the first time when the column wraps.
+        active: format!("{}\u{a0}– {}", secs(s.first_s), secs(s.last_s)),
     }
 }
 
