@@ -13,7 +13,10 @@
 //!   segments;
 //! * ack delay: median SACK delay (SCTP) or delayed-ACK timer delay (TCP);
 //! * outage: SCTP failover time (outage start -> first new DATA on the alternate path) or TCP
-//!   outage recovery time (last ACK of new data before the outage -> first one after it).
+//!   outage recovery time (last ACK of new data before the outage -> first one after it);
+//! * head-of-line: messages that waited more than 1 ms for an earlier one of their stream and
+//!   the sum of the waits (SCTP, `crate::hol`), beside the same losses on one stream (delivery
+//!   in TSN order, as one TCP byte stream delivers). TCP rows leave them null.
 
 use std::fmt::Write;
 
@@ -52,6 +55,17 @@ pub struct ComparisonRow {
     pub recovery: Option<String>,
     /// Failover time (SCTP) or outage recovery time (TCP), ms.
     pub outage_ms: Option<f64>,
+    /// Head-of-line blocking (SCTP): messages that waited for an earlier one of their stream,
+    /// and the waits' sum, ms; null without the figures (`directions[].hol`) and for TCP.
+    #[serde(default)]
+    pub hol_blocked_messages: Option<u64>,
+    #[serde(default)]
+    pub hol_delay_sum_ms: Option<f64>,
+    /// The same losses with every message on one stream (as one TCP byte stream delivers).
+    #[serde(default)]
+    pub single_stream_blocked_messages: Option<u64>,
+    #[serde(default)]
+    pub single_stream_delay_sum_ms: Option<f64>,
 }
 
 fn rate(bytes: f64, dur_s: f64) -> f64 {
@@ -114,6 +128,13 @@ fn sctp_rows(a: &AssocReport, out: &mut Vec<ComparisonRow>) {
             max_transfer_ms: d.max_transfer_ms,
             recovery: fo.map(|_| "failover".to_string()),
             outage_ms: fo.and_then(|f| f.failover_ms),
+            hol_blocked_messages: d.hol.as_ref().map(|h| h.blocked_messages),
+            hol_delay_sum_ms: d.hol.as_ref().map(|h| h.delay_sum_ms),
+            single_stream_blocked_messages: d
+                .hol
+                .as_ref()
+                .map(|h| h.single_stream_blocked_messages),
+            single_stream_delay_sum_ms: d.hol.as_ref().map(|h| h.single_stream_delay_sum_ms),
         });
     }
 }
@@ -158,6 +179,10 @@ fn tcp_rows(f: &TcpFlowReport, out: &mut Vec<ComparisonRow>) {
             max_transfer_ms: d.max_transfer_ms,
             recovery: worst.map(|_| "stall".to_string()),
             outage_ms: worst.map(|o| o.recovery_ms),
+            hol_blocked_messages: None,
+            hol_delay_sum_ms: None,
+            single_stream_blocked_messages: None,
+            single_stream_delay_sum_ms: None,
         });
     }
 }
@@ -178,6 +203,14 @@ fn num(v: Option<f64>, digits: usize) -> String {
     v.map_or("-".to_string(), |x| format!("{x:.digits$}"))
 }
 
+/// "34/865": messages that waited and the sum of their waits (ms), or "-".
+fn waits(n: Option<u64>, sum_ms: Option<f64>) -> String {
+    match (n, sum_ms) {
+        (Some(n), Some(s)) => format!("{n}/{s:.0}"),
+        _ => "-".to_string(),
+    }
+}
+
 /// The comparison as a text table, one line per direction.
 pub fn render_text(file: &str, rows: &[ComparisonRow]) -> String {
     let mut s = String::new();
@@ -194,14 +227,15 @@ pub fn render_text(file: &str, rows: &[ComparisonRow]) -> String {
         .max(18);
     let _ = writeln!(
         s,
-        "{:<5} {:>3} {:<w$} {:<8} {:>8} {:>8} {:>10} {:>8} {:>8} {:>6} {:>4} {:>8} {:>8} {:>8} {:>9} {:>9} {:<9} {:>9}",
+        "{:<5} {:>3} {:<w$} {:<8} {:>8} {:>8} {:>10} {:>8} {:>8} {:>6} {:>4} {:>8} {:>8} {:>8} {:>9} {:>9} {:<9} {:>9} {:>13} {:>13}",
         "proto", "id", "sender -> receiver", "vantage", "dur s", "hs ms", "goodput", "rtt med", "rtt p95",
-        "rtx %", "TOs", "RTO med", "RTO.min", "ack dly", "max gap", "max xfer", "recovery", "outage ms"
+        "rtx %", "TOs", "RTO med", "RTO.min", "ack dly", "max gap", "max xfer", "recovery", "outage ms",
+        "HOL n/ms", "1-stream n/ms"
     );
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<5} {:>3} {:<w$} {:<8} {:>8.3} {:>8} {:>10} {:>8} {:>8} {:>6} {:>4} {:>8} {:>8} {:>8} {:>9} {:>9} {:<9} {:>9}",
+            "{:<5} {:>3} {:<w$} {:<8} {:>8.3} {:>8} {:>10} {:>8} {:>8} {:>6} {:>4} {:>8} {:>8} {:>8} {:>9} {:>9} {:<9} {:>9} {:>13} {:>13}",
             r.transport,
             r.id,
             r.endpoints,
@@ -220,6 +254,11 @@ pub fn render_text(file: &str, rows: &[ComparisonRow]) -> String {
             num(r.max_transfer_ms, 0),
             r.recovery.as_deref().unwrap_or("-"),
             num(r.outage_ms, 0),
+            waits(r.hol_blocked_messages, r.hol_delay_sum_ms),
+            waits(
+                r.single_stream_blocked_messages,
+                r.single_stream_delay_sum_ms
+            ),
         );
     }
     s

@@ -203,5 +203,9 @@ pub fn comparison(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         "max_transfer_ms" => rows.iter().map(|r| r.max_transfer_ms).collect::<Vec<_>>(),
         "recovery" => rows.iter().map(|r| r.recovery.as_deref()).collect::<Vec<_>>(),
         "outage_ms" => rows.iter().map(|r| r.outage_ms).collect::<Vec<_>>(),
+        "hol_blocked_messages" => rows.iter().map(|r| r.hol_blocked_messages).collect::<Vec<_>>(),
+        "hol_delay_sum_ms" => rows.iter().map(|r| r.hol_delay_sum_ms).collect::<Vec<_>>(),
+        "single_stream_blocked_messages" => rows.iter().map(|r| r.single_stream_blocked_messages).collect::<Vec<_>>(),
+        "single_stream_delay_sum_ms" => rows.iter().map(|r| r.single_stream_delay_sum_ms).collect::<Vec<_>>(),
     )
 }
