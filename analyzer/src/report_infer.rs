@@ -122,6 +122,9 @@ pub struct DirectionReport {
     /// issue 15); null without DATA or without the times its vantage needs.
     #[serde(default)]
     pub hol: Option<Box<crate::hol::HolReport>>,
+    /// Why `hol` is null although the direction carried DATA; null otherwise.
+    #[serde(default)]
+    pub hol_missing: Option<String>,
 }
 
 /// Per-path inference figures, merged into the path rows.
@@ -277,6 +280,10 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
             streams_untracked_messages: a.streams.untracked_messages(s as u8),
             stalls: stall_reports(c, a, s as u8),
             hol: a.hol.report(s as u8, sum.vantage).map(Box::new),
+            hol_missing: a
+                .hol
+                .missing_reason(s as u8, sum.vantage)
+                .map(str::to_string),
         });
     }
     out

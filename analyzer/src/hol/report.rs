@@ -89,7 +89,8 @@ impl Hol {
         };
         if c.unattributed > 0 {
             evidence.push_str(&format!(
-                "; {} message(s) behind a message the capture never showed have no delay",
+                "; {} message(s) behind a message the capture never showed (not captured, or cut \
+                 by the snap length) have no delay: the counts are lower bounds",
                 c.unattributed
             ));
         }
@@ -115,6 +116,25 @@ impl Hol {
             streams: d.streams.len() as u64,
             evidence,
         })
+    }
+
+    /// Why `report` gives nothing for DATA sender `sender` at `vantage`; None when it gives
+    /// figures or the direction carried no DATA.
+    pub fn missing_reason(&self, sender: u8, vantage: Vantage) -> Option<&'static str> {
+        let d = self.dir(sender)?;
+        let c = &d.clocks[clock_for(vantage)];
+        if c.overflowed {
+            Some("more TSNs were outstanding at once than the 16384 followed")
+        } else if !c.advanced {
+            Some(if clock_for(vantage) == SACKS {
+                "no SACK acknowledged this direction's DATA in the capture (away from the \
+                 receiver the times come from SACKs)"
+            } else {
+                "no DATA arrival settled"
+            })
+        } else {
+            None
+        }
     }
 
     /// Blocked messages and their delay on stream `sid` of DATA sender `sender` at `vantage`;
