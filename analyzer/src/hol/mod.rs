@@ -394,6 +394,7 @@ impl Dir {
         i as u16
     }
 
+    #[inline]
     fn data(&mut self, ts_ns: i64, d: &DataChunk, epoch: u16) {
         self.wide |= d.idata;
         if !self.hold(d.tsn) {
@@ -496,8 +497,7 @@ impl Dir {
             loop {
                 if fast {
                     // Nothing above the cumulative point: every slot here is unset, each
-                    // passes in turn.
-                    self.at_mut(tsn).t[SACKS] = ts_ns;
+                    // passes in turn (a slot at or below the cumulative point needs no time).
                     self.in_order(SACKS, tsn, ts_ns);
                 } else {
                     self.arrive(SACKS, tsn, ts_ns);
@@ -543,6 +543,10 @@ impl Dir {
     /// complete. True when it was new.
     #[inline]
     fn arrive(&mut self, k: usize, tsn: u32, t: i64) -> bool {
+        if serial::le(tsn, self.clocks[k].cum) {
+            // Passed already (its slot's time may be unset: see `sack`).
+            return false;
+        }
         let slot = self.at_mut(tsn);
         if slot.t[k] != NOT_YET {
             return false;
@@ -579,7 +583,12 @@ impl Dir {
     /// clocks).
     #[inline]
     fn message_complete(&self, k: usize, tsn: u32, t: i64) -> Option<(u32, i64)> {
-        let ok = |s: &Slot| s.flags & KNOWN != 0 && s.t[k] != NOT_YET;
+        // Arrived: a time, or at or below the cumulative point (the SACK clock's fast path
+        // passes slots without writing their time).
+        let cum = self.clocks[k].cum;
+        let ok = |tsn: u32, s: &Slot| {
+            s.flags & KNOWN != 0 && (s.t[k] != NOT_YET || serial::le(tsn, cum))
+        };
         let mut latest = t.max(self.at(tsn).t[k]);
         let mut first = tsn;
         while self.at(first).flags & FIRST == 0 {
@@ -588,7 +597,7 @@ impl Dir {
                 break;
             }
             let p = self.at(prev);
-            if !ok(p) || p.flags & LAST != 0 {
+            if !ok(prev, p) || p.flags & LAST != 0 {
                 return None;
             }
             first = prev;
@@ -601,7 +610,7 @@ impl Dir {
                 return None;
             }
             let n = self.at(last);
-            if !ok(n) || n.flags & FIRST != 0 {
+            if !ok(last, n) || n.flags & FIRST != 0 {
                 return None;
             }
             latest = latest.max(n.t[k]);
@@ -704,10 +713,14 @@ impl Dir {
     /// Moves clock `k`'s cumulative point over the TSNs that have arrived, at `t`: the one-stream
     /// counterfactual delivers every message that ends there; streams waiting for a message
     /// below the new point that the capture never showed are released.
+    #[inline]
     fn advance(&mut self, k: usize, t: i64) {
-        if self.clocks[k].above == 0 {
-            return;
+        if self.clocks[k].above != 0 {
+            self.advance_over(k, t);
         }
+    }
+
+    fn advance_over(&mut self, k: usize, t: i64) {
         let mut tsn = self.clocks[k].cum.wrapping_add(1);
         let start = tsn;
         while self.held(tsn) && self.at(tsn).t[k] != NOT_YET {

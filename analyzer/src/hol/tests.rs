@@ -321,3 +321,35 @@ fn garbage_sacks_are_harmless() {
     let h = r.report(Vantage::Sender);
     assert_eq!(h.blocked_messages, 1);
 }
+
+#[test]
+fn fragments_acknowledged_in_order_complete_on_the_sack_clock() {
+    let mut r = Run::new();
+    r.init(1);
+    r.send(0.0, data(1, 0, 0, true, false, false));
+    r.send(0.1, data(2, 0, 0, false, false, false));
+    r.send(0.2, data(3, 0, 0, false, true, false));
+    r.msg(0.3, 4, 0, 1);
+    // The message's fragments acknowledged one SACK at a time, then the next message.
+    r.sack(20.0, 1, &[]);
+    r.sack(21.0, 2, &[]);
+    r.sack(22.0, 3, &[]);
+    r.sack(23.0, 4, &[]);
+    let h = r.report(Vantage::Sender);
+    assert_eq!(
+        (h.messages, h.ordered_messages, h.blocked_messages),
+        (2, 2, 0)
+    );
+    // A gap on the SACK clock after passing fragments without their times: still complete.
+    r.send(1.0, data(5, 0, 2, true, false, false));
+    r.send(1.1, data(6, 0, 2, false, true, false));
+    r.msg(1.2, 7, 0, 3);
+    r.sack(30.0, 5, &[(2, 2)]);
+    r.sack(40.0, 7, &[]);
+    let h = r.report(Vantage::Sender);
+    assert_eq!(
+        (h.messages, h.ordered_messages, h.blocked_messages),
+        (4, 4, 1)
+    );
+    assert_eq!(h.delay_ms.map(|d| d.max), Some(10.0));
+}
