@@ -92,8 +92,12 @@ fn single_words(h: &HolReport) -> String {
     s
 }
 
-/// Why a direction with DATA has no head-of-line figures (the analyzer's `hol` is null).
-fn unavailable_words(vantage: &str) -> String {
+/// Why a direction with DATA has no head-of-line figures (the analyzer's `hol` is null): the
+/// analyzer's own reason (`hol_missing`) when it gave one.
+fn unavailable_words(vantage: &str, missing: Option<&str>) -> String {
+    if let Some(why) = missing {
+        return format!("No figures: {why}.");
+    }
     let needs = if vantage == "receiver" {
         "DATA arrivals"
     } else {
@@ -114,7 +118,7 @@ pub fn hol_view(d: &DirectionReport) -> Option<HolView> {
         return Some(HolView {
             state: "unavailable",
             clock: String::new(),
-            blocked: unavailable_words(&d.vantage),
+            blocked: unavailable_words(&d.vantage, d.hol_missing.as_deref()),
             single: String::new(),
             evidence: String::new(),
             blocked_messages: 0,
@@ -250,11 +254,15 @@ mod tests {
     #[test]
     fn no_figures_says_which_times_are_missing() {
         assert_eq!(
-            unavailable_words("sender"),
+            unavailable_words("sender", None),
             "No figures: the times this vantage needs (SACKs acknowledging the DATA) were not in \
              the capture, or more TSNs were outstanding at once than the analyzer follows."
         );
-        assert!(unavailable_words("receiver").contains("(DATA arrivals)"));
+        assert!(unavailable_words("receiver", None).contains("(DATA arrivals)"));
+        assert_eq!(
+            unavailable_words("sender", Some("no SACK acknowledged this direction's DATA")),
+            "No figures: no SACK acknowledged this direction's DATA."
+        );
         let cell = |n: Option<u64>, d: Option<Dist>| {
             let mut s: StreamReport = serde_json::from_value(serde_json::json!({
                 "stream": 0, "messages": 1, "bytes": 1, "ordered_share": 1.0, "fragmented": 0,
