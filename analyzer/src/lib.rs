@@ -33,6 +33,7 @@ pub mod stack;
 mod stage;
 pub mod stalls;
 pub mod streams;
+pub mod study;
 pub mod synth;
 pub mod tcp;
 pub mod text;

@@ -34,6 +34,57 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// Compare SCTP associations and TCP connections of the same captures, metric by metric.
     Compare(CompareArgs),
+    /// Aggregate the figures of folders of captures per group of parameters (n, mean, median,
+    /// min, max, 95% confidence interval), e.g. failover time per SACK delay.
+    Study(StudyArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum StudyFormat {
+    Table,
+    Json,
+    Csv,
+    Parquet,
+}
+
+#[derive(clap::Args)]
+struct StudyArgs {
+    /// Folders (searched recursively) and capture files.
+    #[arg(required_unless_present = "list")]
+    inputs: Vec<PathBuf>,
+    /// A ready-made study (failover-vs-sack-delay, spurious-timeouts, sctp-vs-tcp-loss,
+    /// link-failure, http-transfer); --by / --x / --y override its settings.
+    #[arg(long)]
+    template: Option<String>,
+    /// Parameter grouping the rows (repeatable): from NAME_truth.json / NAME.meta.json /
+    /// study.toml, else inferred (sack_delay_ms, rto_min_ms, message_interval_ms,
+    /// path_delay_ms, loss_pct).
+    #[arg(long)]
+    by: Vec<String>,
+    /// The x parameter (one row per value).
+    #[arg(long)]
+    x: Option<String>,
+    /// Metric (repeatable; default: every metric, see --list).
+    #[arg(long)]
+    y: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: StudyFormat,
+    /// Parquet output file (--format parquet).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Threads (default: one per core); one capture per thread.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Inter-arrival deadline in ms for the deadline_missed metric.
+    #[arg(long)]
+    deadline: Option<f64>,
+    /// UDP port carrying SCTP (RFC 6951); repeatable. 9899 is always included.
+    #[arg(long = "sctp-udp-port")]
+    sctp_udp_ports: Vec<u16>,
+    /// List the templates and metrics, then exit.
+    #[arg(long)]
+    list: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -108,7 +159,113 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Analyze(args) => run_analyze(args),
         Command::Compare(args) => run_compare(args),
+        Command::Study(args) => run_study(args),
     }
+}
+
+fn run_study(args: StudyArgs) -> ExitCode {
+    use analyzer::study;
+    if args.list {
+        println!("templates:");
+        for (name, _) in study::TEMPLATES {
+            let t = study::template(name).map(|t| t.about.unwrap_or_default());
+            println!("  {name}: {}", t.unwrap_or_else(|e| e));
+        }
+        println!("metrics:");
+        for (m, what) in study::METRICS {
+            println!("  {m}: {what}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut spec = match &args.template {
+        Some(t) => match study::template(t) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("sctp-analyzer: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => study::StudySpec::default(),
+    };
+    if !args.by.is_empty() {
+        spec.by = args.by.clone();
+    }
+    if args.x.is_some() {
+        spec.x = args.x.clone();
+    }
+    if !args.y.is_empty() {
+        spec.y = args.y.clone();
+    }
+    if let Some(bad) = spec
+        .y
+        .iter()
+        .find(|y| !study::METRICS.iter().any(|m| m.0 == y.as_str()))
+    {
+        eprintln!("sctp-analyzer: unknown metric {bad:?} (see `study --list`)");
+        return ExitCode::from(2);
+    }
+    if args.format == StudyFormat::Parquet && args.out.is_none() {
+        eprintln!("sctp-analyzer: --format parquet needs --out FILE");
+        return ExitCode::from(2);
+    }
+    let captures = analyzer::inputs::expand(&args.inputs);
+    if captures.is_empty() {
+        eprintln!("sctp-analyzer: no capture files under the inputs");
+        return ExitCode::from(1);
+    }
+    let mut udp_ports = vec![SCTP_UDP_PORT];
+    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let opts = Options {
+        sctp_udp_ports: udp_ports,
+        deadline_ms: args.deadline,
+        ..Options::default()
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    // Each capture is reduced to its samples at once (memory: one analysis per thread).
+    let per_capture: Vec<Result<Vec<study::Sample>, String>> = worker_pool(jobs).install(|| {
+        captures
+            .par_iter()
+            .map(|p| {
+                let (params, _) = study::params::sidecar(p)?;
+                let c = analyze_file(p, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
+                Ok(study::samples(&CaptureReport::from_analysis(&c), &params))
+            })
+            .collect()
+    });
+    let mut failed = false;
+    let mut samples = Vec::new();
+    for r in per_capture {
+        match r {
+            Ok(s) => samples.extend(s),
+            Err(e) => {
+                eprintln!("sctp-analyzer: {e}");
+                failed = true;
+            }
+        }
+    }
+    let report = study::aggregate(&spec, &samples);
+    let mut out = std::io::stdout().lock();
+    let res = match args.format {
+        StudyFormat::Table => out
+            .write_all(study::render_text(&report).as_bytes())
+            .map_err(|e| e.to_string()),
+        StudyFormat::Csv => out
+            .write_all(study::render_csv(&report).as_bytes())
+            .map_err(|e| e.to_string()),
+        StudyFormat::Json => serde_json::to_writer(&mut out, &report)
+            .map_err(|e| e.to_string())
+            .and_then(|_| out.write_all(b"\n").map_err(|e| e.to_string())),
+        StudyFormat::Parquet => {
+            let path = args.out.as_deref().unwrap_or(Path::new("study.parquet"));
+            frames::study(&report)
+                .and_then(|mut df| frames::write_table(&mut df, path, TableFormat::Parquet))
+                .map_err(|e| format!("{}: {e}", path.display()))
+        }
+    };
+    exit_status(res, failed)
 }
 
 fn run_compare(args: CompareArgs) -> ExitCode {

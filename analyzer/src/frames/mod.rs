@@ -12,6 +12,8 @@ use crate::sctp::chunk_type_name;
 mod infer;
 mod lifecycle;
 mod streams;
+mod study;
+pub use study::study;
 mod tcp;
 
 /// A named table of one capture.

@@ -66,7 +66,8 @@ impl Hol {
         let ordered_messages: u64 = sc.clone().map(|s| s.delivered).sum();
         let blocked_messages: u64 = sc.clone().map(|s| s.blocked).sum();
         let delays = sc.filter_map(|s| s.delays.as_deref());
-        let delay_sum_ms: f64 = delays.clone().map(|d| d.sum_ms).sum();
+        // + 0.0: an empty float sum is -0.0.
+        let delay_sum_ms: f64 = delays.clone().map(|d| d.sum_ms).sum::<f64>() + 0.0;
         let mut all = crate::infer::stats::Samples::default();
         for d in delays {
             for &v in d.ms.values() {
