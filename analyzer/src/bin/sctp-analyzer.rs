@@ -85,6 +85,10 @@ struct StudyArgs {
     /// List the templates and metrics, then exit.
     #[arg(long)]
     list: bool,
+    /// Store each capture's figures in DIR and reuse them while the capture and this
+    /// executable are unchanged (sidecar parameters are read afresh).
+    #[arg(long)]
+    cache: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -220,6 +224,7 @@ fn run_study(args: StudyArgs) -> ExitCode {
         deadline_ms: args.deadline,
         ..Options::default()
     };
+    let cache_key = format!("deadline {:?} udp {:?}", args.deadline, opts.sctp_udp_ports);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -230,8 +235,16 @@ fn run_study(args: StudyArgs) -> ExitCode {
             .par_iter()
             .map(|p| {
                 let (params, _) = study::params::sidecar(p)?;
+                let cache = args.cache.as_deref();
+                if let Some(s) = cache.and_then(|dir| study::cache::load(dir, p, &cache_key)) {
+                    return Ok(study::cache::with_params(s, &params));
+                }
                 let c = analyze_file(p, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
-                Ok(study::samples(&CaptureReport::from_analysis(&c), &params))
+                let own = study::samples(&CaptureReport::from_analysis(&c), &Default::default());
+                if let Some(dir) = cache {
+                    study::cache::store(dir, p, &cache_key, &own)?;
+                }
+                Ok(study::cache::with_params(own, &params))
             })
             .collect()
     });

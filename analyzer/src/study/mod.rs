@@ -4,6 +4,7 @@
 //! confidence interval (Student's t). The CLI's `study` command and the `study` DataFrame are
 //! built from `Study`.
 
+pub mod cache;
 pub mod params;
 mod templates;
 #[cfg(test)]

@@ -159,3 +159,32 @@ fn sidecar_parameters_from_truth_meta_and_study_toml() {
     assert!(params::sidecar(&cap).unwrap_err().contains("study.toml"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn stored_samples_come_back_until_the_capture_or_options_change() {
+    let dir = std::env::temp_dir().join(format!("study-cache-{}", std::process::id()));
+    let cap = dir.join("x.pcap");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(&cap, b"not really a capture").unwrap();
+    let store = dir.join("cache");
+    let s = vec![sample(
+        &cap.display().to_string(),
+        "sctp",
+        &[("sack_delay_ms", 40.into())],
+        &[("failover_ms", 812.5), ("timeouts", 3.0)],
+    )];
+    assert_eq!(cache::load(&store, &cap, "o"), None);
+    cache::store(&store, &cap, "o", &s).unwrap();
+    assert_eq!(cache::load(&store, &cap, "o").as_deref(), Some(&s[..]));
+    assert_eq!(cache::load(&store, &cap, "other options"), None);
+    // Sidecar parameters go over the inferred ones.
+    let p: BTreeMap<String, Value> = [("sack_delay_ms".to_string(), Value::from(200))].into();
+    assert_eq!(
+        cache::with_params(s.clone(), &p)[0].params["sack_delay_ms"],
+        200
+    );
+    // The capture changed: analysed again.
+    std::fs::write(&cap, b"a longer capture than before").unwrap();
+    assert_eq!(cache::load(&store, &cap, "o"), None);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
