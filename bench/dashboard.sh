@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Dashboard timing benchmark: starts the release dashboard on a free loopback port with a temp data
 # dir, uploads a large capture through the API, measures upload -> results (status done), then
-# times every page and chart endpoint (server time as seen by curl on loopback) RUNS times each.
+# times every page and chart endpoint (server time as seen by curl on loopback) RUNS times each,
+# with the size of each answer.
 # Usage: bench/dashboard.sh [CAPTURE]   (default: bench/out/sctp_200mb.pcap, made by compare.sh)
+#        bench/dashboard.sh --many [N]  (a capture of N associations, default 10,000, made with
+#                                        analyzer::synth by dashboard/examples/many_associations.rs;
+#                                        issue 16 part 1: every answer under 1 MB and 200 ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cap=${1:-bench/out/sctp_200mb.pcap}
+if [ "${1:-}" = --many ]; then
+  n=${2:-10000}
+  mkdir -p bench/out
+  cap=bench/out/many_$n.pcap
+  cargo build --release -p dashboard --example many_associations
+  target/release/examples/many_associations "$cap" "$n"
+else
+  cap=${1:-bench/out/sctp_200mb.pcap}
+fi
 [ -s "$cap" ] || { echo "no $cap: run bench/compare.sh first" >&2; exit 2; }
 cargo build --release --workspace --bin sctp-dashboard
 work=$(mktemp -d)
@@ -19,7 +31,7 @@ t0=$(date +%s.%N)
 id=$(curl -sf -F "file=@$cap" "$base/api/captures" | python3 -c 'import json,sys; print(json.load(sys.stdin)["captures"][0]["id"])')
 t1=$(date +%s.%N)
 while :; do
-  st=$(curl -sf "$base/api/captures/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+  st=$(curl -sf "$base/api/captures/$id?limit=0" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
   [ "$st" = done ] || [ "$st" = failed ] && break
   sleep 0.05
 done
@@ -27,20 +39,30 @@ t2=$(date +%s.%N)
 curl -sf -o /dev/null "$base/captures/$id"
 t3=$(date +%s.%N)
 python3 -c "print(f'capture {\"$cap\"}: upload {$t1-$t0:.2f} s, analysis {$t2-$t1:.2f} s, first results page at {$t3-$t0:.2f} s ($st)')"
+# The associations with the most failovers, an ABORT, and the last one (from the association list).
+assocs=$(curl -sf "$base/api/captures/$id/associations?sort=failovers&order=desc&limit=1" \
+  | python3 -c 'import json,sys; r=json.load(sys.stdin)["associations"]; print(r[0]["id"] if r else 0)' 2>/dev/null || echo 0)
+aborted=$(curl -sf "$base/api/captures/$id/associations?end=abort&limit=1" \
+  | python3 -c 'import json,sys; r=json.load(sys.stdin)["associations"]; print(r[0]["id"] if r else 0)' 2>/dev/null || echo 0)
 runs=${RUNS:-5}
-for path in "/" "/captures/$id" "/captures/$id/associations/0" "/captures/$id/compare" \
-    "/api/captures/$id" \
-    "/api/captures/$id/associations/0/charts/tsn?width=1200" \
-    "/api/captures/$id/associations/0/charts/rtt?width=1200" \
-    "/api/captures/$id/associations/0/charts/sack_delay?width=1200" \
-    "/api/captures/$id/associations/0/charts/throughput?width=1200" \
-    "/api/captures/$id/associations/0/charts/timeline?width=1200" \
-    "/api/captures/$id/compare/charts/throughput?width=1200" \
-    "/api/captures/$id/compare/charts/gaps?width=1200"; do
-  times=$(for _ in $(seq "$runs"); do curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "$base$path"; done)
+paths=("/" "/captures/$id" "/captures/$id?page=3&sort=packets&order=desc" "/captures/$id?failover=any"
+  "/captures/$id?q=10.201.2.1" "/captures/$id/compare" "/captures/$id/compare?metric=retransmissions&top=50"
+  "/api/captures" "/api/captures/$id" "/api/captures/$id?offset=5000&limit=50"
+  "/api/captures/$id/associations" "/api/captures/$id/associations?end=abort&sort=packets")
+for n in 0 "$assocs" "$aborted"; do
+  paths+=("/captures/$id/associations/$n")
+  for kind in tsn rtt sack_delay throughput timeline; do
+    paths+=("/api/captures/$id/associations/$n/charts/$kind?width=1200")
+  done
+done
+paths+=("/api/captures/$id/compare/charts/throughput?width=1200" "/api/captures/$id/compare/charts/gaps?width=1200")
+printf '%-88s %5s %10s %9s %9s\n' path HTTP bytes "median ms" "max ms"
+for path in "${paths[@]}"; do
+  times=$(for _ in $(seq "$runs"); do curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' "$base$path"; done)
   echo "$times" | python3 -c "
 import sys
 rows=[l.split() for l in sys.stdin if l.strip()]
-ms=sorted(float(t)*1000 for _,t in rows)
-print(f'{\"$path\":<70} HTTP {rows[0][0]}  median {ms[len(ms)//2]:7.1f} ms  max {ms[-1]:7.1f} ms')"
+ms=sorted(float(t)*1000 for _,t,_ in rows)
+p='$path'.replace('$id', '{id}')
+print(f'{p:<88} {rows[0][0]:>5} {int(rows[0][2]):>10} {ms[len(ms)//2]:9.1f} {ms[-1]:9.1f}')"
 done

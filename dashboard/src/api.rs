@@ -137,26 +137,131 @@ pub async fn upload(
     Ok((StatusCode::ACCEPTED, Json(json!({ "captures": received }))).into_response())
 }
 
-/// `GET /api/captures`
-pub async fn list(State(state): State<AppState>) -> Json<Value> {
-    let v: Vec<Value> = state
-        .store()
-        .list()
-        .iter()
-        .map(|e| entry_json(e, false))
-        .collect();
-    Json(json!({ "captures": v }))
+/// `?offset=&limit=` of the API (a number, or `all` for `limit`); empty values are absent.
+#[derive(Debug, Default, Deserialize)]
+pub struct PageParams {
+    pub offset: Option<String>,
+    pub limit: Option<String>,
 }
 
-/// `GET /api/captures/{id}`: status, and `result`, the CaptureReport, once done. The stored
-/// `report.json` is that report serialized: its bytes are spliced into the answer as they are
-/// (a large capture's report is megabytes; parsing and writing it again took hundreds of ms).
+/// Captures listed by `GET /api/captures` unless `limit` says otherwise.
+pub const LIST_LIMIT: usize = 100;
+/// Associations of `GET /api/captures/{id}` unless `limit` says otherwise (fewer when they pass
+/// `RESULT_BUDGET` bytes).
+pub const RESULT_LIMIT: usize = 50;
+/// Bytes of association JSON `GET /api/captures/{id}` sends unless `limit` is given.
+pub const RESULT_BUDGET: usize = 768 << 10;
+
+/// (offset, limit: None for `all`, whether the client gave a limit).
+fn page_params(
+    q: Result<Query<PageParams>, QueryRejection>,
+    default: usize,
+) -> Result<(usize, Option<usize>, bool), AppError> {
+    let p = q
+        .map(|Query(p)| p)
+        .map_err(|e| AppError::BadRequest(format!("bad page parameters: {}", e.body_text())))?;
+    let some = |v: &Option<String>| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+    };
+    let offset = match some(&p.offset) {
+        Some(v) => v
+            .parse()
+            .map_err(|_| AppError::BadRequest(format!("bad offset: {v:?}")))?,
+        None => 0,
+    };
+    let (limit, given) = match some(&p.limit).as_deref() {
+        Some("all") => (None, true),
+        Some(v) => (
+            Some(
+                v.parse()
+                    .map_err(|_| AppError::BadRequest(format!("bad limit: {v:?}")))?,
+            ),
+            true,
+        ),
+        None => (Some(default), false),
+    };
+    Ok((offset, limit, given))
+}
+
+/// `GET /api/captures?offset=&limit=`: the captures (newest first), `limit` (default 100) from
+/// `offset`, with `total`, `offset` and `limit`.
+pub async fn list(
+    State(state): State<AppState>,
+    q: Result<Query<PageParams>, QueryRejection>,
+) -> Result<Json<Value>, AppError> {
+    let (offset, limit, _) = page_params(q, LIST_LIMIT)?;
+    let all = state.store().list();
+    let total = all.len();
+    let v: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|e| entry_json(e, false))
+        .collect();
+    Ok(Json(json!({
+        "captures": v,
+        "total": total,
+        "offset": offset,
+        "limit": limit,
+    })))
+}
+
+/// `GET /api/captures/{id}/associations?offset=&limit=&sort=&order=&q=&addr=&port=&upper=&end=
+/// &failover=&spurious=&stall=&abort=`: one summary row per association (not the reports),
+/// filtered, sorted and paginated as the capture page's list (`limit` default 100, `all` for
+/// every row), with the counts.
+pub async fn associations(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    q: Result<Query<crate::assoc_list::ListQuery>, QueryRejection>,
+) -> Result<Json<Value>, AppError> {
+    let q = q
+        .map(|Query(q)| q)
+        .map_err(|e| AppError::BadRequest(format!("bad list parameters: {}", e.body_text())))?;
+    let f = crate::assoc_list::Filter::parse(&q, crate::assoc_list::API_ROWS, None)?;
+    let (_, r) = done_report(&state, &id)?;
+    let p = crate::assoc_list::page(&r, &f);
+    Ok(Json(json!({
+        "id": id,
+        "offset": p.offset,
+        "limit": f.limit,
+        "sort": f.sort,
+        "order": if f.desc { "desc" } else { "asc" },
+        "counts": p.counts,
+        "associations": p.rows,
+    })))
+}
+
+/// `GET /api/captures/{id}?offset=&limit=`: status, and `result`, the CaptureReport, once done.
+/// A report of up to `RESULT_LIMIT` associations, TCP flows and comparison rows is sent whole:
+/// the stored `report.json` is spliced into the answer as it is (a large capture's report is
+/// megabytes; parsing and writing it again took hundreds of ms). A larger one is paginated:
+/// `result.associations` and `result.tcp_flows` hold `limit` (default 50, fewer past 768 KB
+/// unless `limit` is given; `all` for everything) from `offset`, `result.comparison` the rows of
+/// those, and `page` says which (`offset`, `limit`, `returned`, `total`, `next_offset`).
 pub async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    q: Result<Query<PageParams>, QueryRejection>,
 ) -> Result<Response, AppError> {
+    let (offset, limit, given) = page_params(q, RESULT_LIMIT)?;
     let e = entry(&state, &id)?;
-    if e.report.is_some() {
+    if let Some(r) = &e.report {
+        let fits = |n: usize| limit.is_none_or(|l| n <= l);
+        // The comparison rows follow the associations and flows (two at most per direction).
+        let whole = offset == 0 && fits(r.associations.len()) && fits(r.tcp_flows.len());
+        if !whole {
+            let st = state.clone();
+            let (e2, r2) = (e.clone(), r.clone());
+            return tokio::task::spawn_blocking(move || {
+                paged_result(&st, &e2, &r2, offset, limit, given)
+            })
+            .await
+            .map_err(AppError::internal)?;
+        }
         let path = state.store().report_path(&e.meta.id);
         if let Ok(report) = tokio::fs::read(&path).await {
             let head = serde_json::to_vec(&entry_json(&e, false)).map_err(AppError::internal)?;
@@ -175,6 +280,92 @@ pub async fn get(
         }
     }
     Ok(Json(entry_json(&e, true)).into_response())
+}
+
+/// The paginated answer of `get` (see there).
+fn paged_result(
+    state: &AppState,
+    e: &Entry,
+    r: &CaptureReport,
+    offset: usize,
+    limit: Option<usize>,
+    given: bool,
+) -> Result<Response, AppError> {
+    let head = state.report_head(&e.meta.id, r);
+    let range = |n: usize| {
+        let a = offset.min(n);
+        (a, limit.map_or(n, |l| a.saturating_add(l).min(n)))
+    };
+    let (a0, a1) = range(r.associations.len());
+    let mut assocs: Vec<u8> = Vec::new();
+    let mut returned = 0;
+    for a in &r.associations[a0..a1] {
+        let bytes = serde_json::to_vec(a).map_err(AppError::internal)?;
+        if !given && returned > 0 && assocs.len() + bytes.len() > RESULT_BUDGET {
+            break;
+        }
+        if returned > 0 {
+            assocs.push(b',');
+        }
+        assocs.extend_from_slice(&bytes);
+        returned += 1;
+    }
+    let ids: std::collections::HashSet<usize> = r.associations[a0..a0 + returned]
+        .iter()
+        .map(|a| a.id)
+        .collect();
+    let (t0, t1) = range(r.tcp_flows.len());
+    let flows = &r.tcp_flows[t0..t1];
+    let flow_ids: std::collections::HashSet<usize> = flows.iter().map(|f| f.id).collect();
+    let rows: Vec<_> = r
+        .comparison
+        .iter()
+        .filter(|c| {
+            if c.transport == "tcp" {
+                flow_ids.contains(&c.id)
+            } else {
+                ids.contains(&c.id)
+            }
+        })
+        .collect();
+    let next = a0 + returned;
+    let page = json!({
+        "offset": offset,
+        "limit": limit,
+        "returned": {
+            "associations": returned,
+            "tcp_flows": flows.len(),
+            "comparison": rows.len(),
+        },
+        "total": {
+            "associations": r.associations.len(),
+            "tcp_flows": r.tcp_flows.len(),
+            "comparison": r.comparison.len(),
+        },
+        "next_offset": (next < r.associations.len() || t1 < r.tcp_flows.len())
+            .then_some(next.max(t1)),
+    });
+    let mut out = serde_json::to_vec(&entry_json(e, false)).map_err(AppError::internal)?;
+    out.pop(); // '}'
+    let mut v = serde_json::to_vec(&*head).map_err(AppError::internal)?;
+    v.pop();
+    out.extend_from_slice(b",\"page\":");
+    out.extend_from_slice(&serde_json::to_vec(&page).map_err(AppError::internal)?);
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(&v);
+    out.extend_from_slice(if v.len() > 1 { b"," } else { b"" });
+    out.extend_from_slice(b"\"associations\":[");
+    out.extend_from_slice(&assocs);
+    out.extend_from_slice(b"],\"tcp_flows\":");
+    out.extend_from_slice(&serde_json::to_vec(flows).map_err(AppError::internal)?);
+    out.extend_from_slice(b",\"comparison\":");
+    out.extend_from_slice(&serde_json::to_vec(&rows).map_err(AppError::internal)?);
+    out.extend_from_slice(b"}}");
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from(out),
+    )
+        .into_response())
 }
 
 /// `DELETE /api/captures/{id}`

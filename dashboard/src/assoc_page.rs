@@ -77,6 +77,61 @@ pub struct FailoverRow {
     pub chain: Vec<String>,
 }
 
+/// Failover cards of one sender with the same kind, cause and policy (issue 16 part 1).
+pub struct FailoverGroup {
+    /// Index in `failovers` of each card of the group, in time order.
+    pub members: Vec<usize>,
+    /// "9 spurious failovers, same cause: the peer's SACK delay exceeds this sender's RTO".
+    pub heading: String,
+}
+
+/// Tables of the association page longer than this are collapsed behind their summary line.
+pub const COLLAPSE_ROWS: usize = 20;
+
+fn group_failovers(rows: &[FailoverRow]) -> Vec<FailoverGroup> {
+    let mut groups: Vec<(usize, FailoverGroup)> = Vec::new();
+    // Recommendations carry each failover's own figures (its RTO): not part of the key.
+    let key = |f: &FailoverRow| (f.spurious, f.sender, f.cause.clone(), f.policy.clone());
+    for (i, f) in rows.iter().enumerate() {
+        match groups.iter_mut().find(|(k, _)| key(&rows[*k]) == key(f)) {
+            Some((_, g)) => g.members.push(i),
+            None => groups.push((
+                i,
+                FailoverGroup {
+                    members: vec![i],
+                    heading: String::new(),
+                },
+            )),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, mut g)| {
+            let f = &rows[k];
+            if g.members.len() > 1 {
+                g.heading = format!(
+                    "{} {}failovers of DATA sender {}, same cause: {}",
+                    g.members.len(),
+                    if f.spurious { "spurious " } else { "" },
+                    f.sender,
+                    f.cause
+                );
+            }
+            g
+        })
+        .collect()
+}
+
+/// "96 failovers from 1.2 s to 500.1 s".
+fn summary_line(n: usize, what: &str, first: Option<&str>, last: Option<&str>) -> String {
+    let plural = if n == 1 { "" } else { "s" };
+    match (first, last) {
+        (Some(a), Some(b)) if n > 1 => format!("{n} {what}{plural} from {a} s to {b} s"),
+        (Some(a), _) => format!("{n} {what}{plural} at {a} s"),
+        _ => format!("{n} {what}{plural}"),
+    }
+}
+
 pub struct EndpointRow {
     pub i: usize,
     pub port: u16,
@@ -90,6 +145,8 @@ pub struct DirView {
     pub title: String,
     pub items: Vec<(String, String)>,
     pub timeouts: Vec<TimeoutRow>,
+    /// "647 T3-rtx timeouts from 1.2 s to 300.0 s, backoff up to 6".
+    pub timeouts_summary: String,
     pub failbacks: Vec<(String, String, u64)>,
     /// Head-of-line blocking (issue 15 section 2); None when the direction carried no DATA.
     pub hol: Option<HolView>,
@@ -107,6 +164,13 @@ pub struct AssocPage {
     pub paths: Vec<PathRow>,
     pub dirs: Vec<DirView>,
     pub failovers: Vec<FailoverRow>,
+    /// The failover cards, those of one sender with the same kind, cause and policy grouped:
+    /// the first shown, the others behind "show all".
+    pub failover_groups: Vec<FailoverGroup>,
+    /// "96 failovers from 1.2 s to 500.1 s, 9 spurious" (the collapsed table's summary).
+    pub failover_summary: String,
+    /// Tables longer than this are collapsed behind their summary line.
+    pub collapse: usize,
     pub senders: Vec<u8>,
     pub sender: u8,
     pub tables: Vec<TableLink>,
@@ -114,6 +178,8 @@ pub struct AssocPage {
     pub filter: String,
     pub end: EndPanel,
     pub events: Vec<EventRow>,
+    /// "647 lifecycle events from 0.1 s to 300.2 s".
+    pub events_summary: String,
     pub events_dropped: u64,
     pub after_end_packets: u64,
     /// Upper layer, negotiated streams, the streams of each direction.
@@ -269,6 +335,19 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
                 filter: t.filter.clone(),
             })
             .collect(),
+        timeouts_summary: summary_line(
+            d.timeouts.len(),
+            "T3-rtx timeout",
+            d.timeouts.first().map(|t| secs(t.t_s)).as_deref(),
+            d.timeouts.last().map(|t| secs(t.t_s)).as_deref(),
+        ) + &d
+            .timeouts
+            .iter()
+            .map(|t| t.backoff)
+            .max()
+            .filter(|b| *b > 0)
+            .map(|b| format!(", backoff up to {b}"))
+            .unwrap_or_default(),
         failbacks: d
             .failbacks
             .iter()
@@ -402,7 +481,7 @@ pub async fn association(
         ("chunks".into(), chunks),
         ("upper layer".into(), streams_view::upper_layer(a).words),
     ];
-    let failovers = a
+    let failovers: Vec<FailoverRow> = a
         .directions
         .iter()
         .flat_map(|d| d.failovers.iter().map(move |f| (d, f)))
@@ -444,6 +523,23 @@ pub async fn association(
                 .collect(),
         })
         .collect();
+    let failover_groups = group_failovers(&failovers);
+    let failover_summary = summary_line(
+        failovers.len(),
+        "failover",
+        failovers.first().map(|f| f.t_s.as_str()),
+        failovers.last().map(|f| f.t_s.as_str()),
+    ) + &match failovers.iter().filter(|f| f.spurious).count() {
+        0 => String::new(),
+        n => format!(", {n} spurious"),
+    };
+    let events = lifecycle::event_rows(a);
+    let events_summary = summary_line(
+        events.len(),
+        "lifecycle event",
+        events.first().map(|e| e.t_s.as_str()),
+        events.last().map(|e| e.t_s.as_str()),
+    );
     let senders: Vec<u8> = a.directions.iter().map(|d| d.sender).collect();
     Ok(AssocPage {
         title: format!("{} — association {}", e.meta.name, a.id),
@@ -466,12 +562,16 @@ pub async fn association(
         paths: path_rows(a),
         dirs: a.directions.iter().map(|d| dir_view(a, d)).collect(),
         failovers,
+        failover_groups,
+        failover_summary,
+        collapse: COLLAPSE_ROWS,
         sender: crate::charts::pick_sender(a, None),
         senders,
         tables: table_links(&state, &id),
         filter: a.lifecycle.filter.clone(),
         end: lifecycle::end_panel(a),
-        events: lifecycle::event_rows(a),
+        events,
+        events_summary,
         events_dropped: a.lifecycle.events_dropped,
         after_end_packets: a.lifecycle.after_end_packets,
         streams: streams_view::streams_section(a),

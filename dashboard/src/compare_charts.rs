@@ -215,12 +215,20 @@ pub fn compare_chart(
                 }
                 series.push(p);
             }
+            // Every series shares one x axis (uPlot's layout: a null where a series has no
+            // point), so n series of 2 points per pixel each would send n x 2n points per
+            // pixel: each series gets its share of the width instead.
+            let n = series.iter().filter(|p| !p.pts.is_empty()).count().max(1) as u32;
+            let per_series = View {
+                width: (v.width / n).max(50),
+                ..v
+            };
             let mut c = build(
                 "Delivery gaps over time (gap before each delivered message)",
                 "time (s)",
                 "gap (ms)",
                 series,
-                v,
+                per_series,
                 full,
             );
             c.events = assocs

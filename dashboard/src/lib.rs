@@ -17,6 +17,7 @@ use tower_http::trace::TraceLayer;
 
 pub mod api;
 mod assets;
+mod assoc_list;
 mod assoc_page;
 pub mod charts;
 mod compare_charts;
@@ -32,6 +33,7 @@ mod tables;
 mod upload;
 mod views;
 
+use analyzer::report::CaptureReport;
 use charts::AssocData;
 use error::AppError;
 use store::Store;
@@ -72,6 +74,9 @@ struct Inner {
     store: Store,
     analysis_slots: Arc<Semaphore>,
     cache: Mutex<Vec<(CacheKey, Arc<AssocData>)>>,
+    /// Per capture, its report as JSON without `associations`, `tcp_flows` and `comparison`
+    /// (the paginated `GET /api/captures/{id}` adds a page of each).
+    heads: Mutex<Vec<(String, Arc<serde_json::Value>)>>,
 }
 
 /// Shared state of the server: configuration, the store, the analysis queue, the chart cache.
@@ -92,6 +97,7 @@ impl AppState {
                 store,
                 analysis_slots: Arc::new(Semaphore::new(workers)),
                 cache: Mutex::new(Vec::new()),
+                heads: Mutex::new(Vec::new()),
             }),
         };
         for id in requeue {
@@ -120,6 +126,39 @@ impl AppState {
     fn invalidate_cache(&self, id: &str) {
         let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         c.retain(|(k, _)| k.0 != id);
+        let mut h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
+        h.retain(|(k, _)| k != id);
+    }
+
+    /// The report of `id` as JSON without its associations, TCP flows and comparison rows
+    /// (cached: made by cloning the report once).
+    fn report_head(&self, id: &str, r: &CaptureReport) -> Arc<serde_json::Value> {
+        {
+            let h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, v)) = h.iter().find(|(k, _)| k == id) {
+                return v.clone();
+            }
+        }
+        let head = CaptureReport {
+            associations: Vec::new(),
+            tcp_flows: Vec::new(),
+            comparison: Vec::new(),
+            ..r.clone()
+        };
+        let mut v = serde_json::to_value(&head).unwrap_or(serde_json::Value::Null);
+        if let Some(o) = v.as_object_mut() {
+            for k in ["associations", "tcp_flows", "comparison"] {
+                o.remove(k);
+            }
+        }
+        let v = Arc::new(v);
+        let mut h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
+        h.retain(|(k, _)| k != id);
+        h.push((id.to_string(), v.clone()));
+        if h.len() > CACHE_ENTRIES {
+            h.remove(0);
+        }
+        v
     }
 
     /// The chart rows of association `assoc` (all associations when `None`), cached.
@@ -179,6 +218,7 @@ pub fn app(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(body_limit)),
         )
         .route("/api/captures/{id}", get(api::get).delete(api::delete))
+        .route("/api/captures/{id}/associations", get(api::associations))
         .route(
             "/api/captures/{id}/associations/{n}/charts/{kind}",
             get(api::assoc_chart),

@@ -208,7 +208,7 @@ const END_ORDER: [&str; 5] = [
 
 /// Associations per end kind: the analyzer's `association_ends`, else counted from the
 /// associations.
-fn end_counts(r: &CaptureReport) -> Vec<(String, u64)> {
+pub fn end_counts(r: &CaptureReport) -> Vec<(String, u64)> {
     let mut m: BTreeMap<String, u64> = r.accounting.association_ends.clone();
     if m.is_empty() {
         for a in &r.associations {

@@ -2,13 +2,16 @@
 //! upload, capture and compare (the association page is `assoc_page`). Every figure comes from
 //! the stored `CaptureReport`.
 
+use analyzer::compare::ComparisonRow;
 use analyzer::report::{AssocReport, CaptureReport};
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 
 use crate::api::{done_report, entry, summary};
+use crate::assoc_list::{self, Filter, ListQuery};
 use crate::error::{human_bytes, AppError};
 use crate::lifecycle::{self, Accounting, Ended};
 use crate::store::{Entry, Status};
@@ -134,6 +137,37 @@ pub struct AssocRow {
     pub upper_layer: String,
 }
 
+/// A sortable column header of the association list: a link that sorts on the server.
+pub struct SortHeader {
+    pub label: &'static str,
+    pub num: bool,
+    pub href: String,
+    /// "ascending" / "descending" on the sorted column, "" elsewhere (aria-sort).
+    pub aria: &'static str,
+    /// " ▲" / " ▼" on the sorted column.
+    pub arrow: &'static str,
+}
+
+/// The association list's filter form, counts and pager.
+pub struct ListView {
+    pub f: Filter,
+    /// Associations of the capture.
+    pub total: usize,
+    pub port: String,
+    pub counts: String,
+    pub headers: Vec<SortHeader>,
+    /// (label, href or "" when disabled) of first / previous / next / last.
+    pub pager: Vec<(&'static str, String)>,
+    pub page: usize,
+    pub pages: usize,
+    pub uppers: Vec<String>,
+    /// (kind, words, associations)
+    pub ends: Vec<(String, String, u64)>,
+    pub sort: &'static str,
+    pub order: &'static str,
+    pub limit: usize,
+}
+
 pub struct TableLink {
     pub name: String,
     pub size: String,
@@ -147,8 +181,8 @@ pub struct CapturePage {
     pub name: String,
     pub head: Vec<(String, String)>,
     pub assocs: Vec<AssocRow>,
-    /// Associations not shown (past `MAX_ASSOC_ROWS`): the associations table has them all.
-    pub more: usize,
+    /// Filter, sort, counts and pages of the association list (issue 16 part 1).
+    pub list: ListView,
     pub tcp: Vec<JsonTable>,
     pub tcp_note: String,
     pub warnings: Vec<String>,
@@ -158,21 +192,109 @@ pub struct CapturePage {
     pub ends: Ended,
 }
 
-/// Most association rows the capture page renders (a large capture has thousands).
-const MAX_ASSOC_ROWS: usize = 500;
-
-fn endpoints(a: &AssocReport) -> String {
-    a.endpoints
-        .iter()
-        .map(|e| format!("{}:{}", e.addresses.join(","), e.port))
-        .collect::<Vec<_>>()
-        .join(" ↔ ")
+/// The association `id` of `r` (ids are the positions, but do not rely on it).
+pub(crate) fn assoc_by_id(r: &CaptureReport, id: usize) -> Option<&AssocReport> {
+    match r.associations.get(id) {
+        Some(a) if a.id == id => Some(a),
+        _ => r.associations.iter().find(|a| a.id == id),
+    }
 }
 
-fn failover_counts(a: &AssocReport) -> (usize, usize) {
-    let f = a.directions.iter().flat_map(|d| &d.failovers);
-    let n = f.clone().count();
-    (n, f.filter(|x| x.spurious).count())
+const COLUMNS: [(&str, &str, bool); 14] = [
+    ("#", "id", true),
+    ("endpoints", "endpoints", false),
+    ("upper layer", "upper", false),
+    ("handshake (ms)", "handshake", true),
+    ("packets", "packets", true),
+    ("DATA bytes", "data_bytes", true),
+    ("paths", "paths", true),
+    ("retransmissions", "retransmissions", true),
+    ("timeouts", "timeouts", true),
+    ("failovers", "failovers", true),
+    ("spurious", "spurious", true),
+    ("first (s)", "first", true),
+    ("last (s)", "last", true),
+    ("ended", "ended", false),
+];
+
+fn list_view(id: &str, r: &CaptureReport, f: &Filter, p: &assoc_list::Page) -> ListView {
+    let base = format!("/captures/{id}");
+    let link = |q: String, offset: usize| {
+        let mut parts: Vec<String> = Vec::new();
+        if !q.is_empty() {
+            parts.push(q);
+        }
+        if offset > 0 {
+            parts.push(format!("offset={offset}"));
+        }
+        if parts.is_empty() {
+            format!("{base}#associations")
+        } else {
+            format!("{base}?{}#associations", parts.join("&"))
+        }
+    };
+    let headers = COLUMNS
+        .iter()
+        .map(|&(label, key, num)| {
+            let current = f.sort == key;
+            let desc = if current { !f.desc } else { num && key != "id" };
+            SortHeader {
+                label,
+                num,
+                href: link(f.query(Some((key, desc))), 0),
+                aria: match (current, f.desc) {
+                    (false, _) => "",
+                    (true, false) => "ascending",
+                    (true, true) => "descending",
+                },
+                arrow: match (current, f.desc) {
+                    (false, _) => "",
+                    (true, false) => " ▲",
+                    (true, true) => " ▼",
+                },
+            }
+        })
+        .collect();
+    let limit = f.limit.unwrap_or(assoc_list::MAX_PAGE_ROWS).max(1);
+    let matching = p.counts.matching;
+    let pages = matching.div_ceil(limit).max(1);
+    let page = p.offset / limit + 1;
+    let q = f.query(None);
+    let last_off = (pages - 1) * limit;
+    let on = |cond: bool, off: usize| {
+        if cond {
+            link(q.clone(), off)
+        } else {
+            String::new()
+        }
+    };
+    let pager = vec![
+        ("first", on(p.offset > 0, 0)),
+        ("previous", on(p.offset > 0, p.offset.saturating_sub(limit))),
+        ("next", on(p.offset + limit < matching, p.offset + limit)),
+        ("last", on(p.offset + limit < matching, last_off)),
+    ];
+    ListView {
+        total: p.counts.total,
+        port: f.port.map(|p| p.to_string()).unwrap_or_default(),
+        counts: assoc_list::counts_text(p, f.filtered()),
+        headers,
+        pager,
+        page,
+        pages,
+        uppers: assoc_list::upper_layers(r),
+        ends: lifecycle::end_counts(r)
+            .into_iter()
+            .map(|(k, n)| {
+                let w = lifecycle::end_words(&k);
+                (k, w, n)
+            })
+            .collect(),
+        sort: f.sort,
+        order: if f.desc { "desc" } else { "asc" },
+        limit,
+        f: f.clone(),
+    }
 }
 
 pub(crate) fn table_links(state: &AppState, id: &str) -> Vec<TableLink> {
@@ -241,39 +363,50 @@ pub(crate) fn pending(e: &Entry) -> Response {
     .into_response()
 }
 
+/// `GET /captures/{id}?offset=&limit=&sort=&order=&q=&addr=&port=&upper=&end=&failover=&...`:
+/// the association list is filtered, sorted and paginated here (`assoc_list`).
 pub async fn capture(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    q: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let e = entry(&state, &id)?;
     let Some(r) = e.report.clone().filter(|_| e.meta.status == Status::Done) else {
         return Ok(pending(&e));
     };
-    let more = r.associations.len().saturating_sub(MAX_ASSOC_ROWS);
-    let assocs = r
-        .associations
+    let q = q
+        .map(|Query(q)| q)
+        .map_err(|e| AppError::BadRequest(format!("bad list parameters: {}", e.body_text())))?;
+    let f = Filter::parse(&q, assoc_list::PAGE_ROWS, Some(assoc_list::MAX_PAGE_ROWS))?;
+    let p = assoc_list::page(&r, &f);
+    let assocs = p
+        .rows
         .iter()
-        .take(MAX_ASSOC_ROWS)
-        .map(|a| {
-            let (f, sp) = failover_counts(a);
-            AssocRow {
-                id: a.id,
-                endpoints: endpoints(a),
-                handshake: ms(a.handshake_ms),
-                packets: a.packets,
-                data_bytes: a.data_bytes,
-                paths: a.paths.len(),
-                rtx: a.directions.iter().map(|d| d.retransmissions.total).sum(),
-                timeouts: a.directions.iter().map(|d| d.timeouts.len()).sum(),
-                failovers: f,
-                spurious: sp,
-                first_s: secs(a.first_s),
-                last_s: secs(a.last_s),
-                ended: lifecycle::ended(a),
-                upper_layer: streams_view::assoc_upper(a),
-            }
+        .map(|s| AssocRow {
+            id: s.id,
+            endpoints: s.endpoints.clone(),
+            handshake: ms(s.handshake_ms),
+            packets: s.packets,
+            data_bytes: s.data_bytes,
+            paths: s.paths,
+            rtx: s.retransmissions,
+            timeouts: s.timeouts,
+            failovers: s.failovers,
+            spurious: s.spurious_failovers,
+            first_s: secs(s.first_s),
+            last_s: secs(s.last_s),
+            ended: assoc_by_id(&r, s.id).map_or(
+                Ended {
+                    text: s.ended.clone(),
+                    class: lifecycle::end_class(&s.end_kind),
+                    title: String::new(),
+                },
+                lifecycle::ended,
+            ),
+            upper_layer: assoc_list::upper_cell(s),
         })
         .collect();
+    let list = list_view(&id, &r, &f, &p);
     // Only the TCP rows of the comparison are shown here.
     let tcp_rows: Vec<_> = r
         .comparison
@@ -291,7 +424,7 @@ pub async fn capture(
         name: e.meta.name.clone(),
         head: capture_head(&r),
         assocs,
-        more,
+        list,
         tcp,
         tcp_note,
         warnings: r.warnings.clone(),
@@ -379,10 +512,15 @@ pub struct ComparePage {
     pub tcp: Vec<JsonTable>,
     pub comparison: Vec<JsonTable>,
     pub note: String,
+    /// Metric, number and order of the directions shown.
+    pub select: CompareSelect,
+    /// Directions of the capture (of the chosen transport).
+    pub directions: usize,
 }
 
-/// SCTP side of the comparison: one column per association direction, metric by metric.
-fn sctp_metrics(r: &CaptureReport) -> JsonTable {
+/// SCTP side of the comparison: one column per association direction (the first `top`),
+/// metric by metric.
+fn sctp_metrics(r: &CaptureReport, top: usize) -> JsonTable {
     let mut cols = Vec::new();
     let mut rows: Vec<Vec<String>> = [
         "handshake (ms)",
@@ -401,8 +539,13 @@ fn sctp_metrics(r: &CaptureReport) -> JsonTable {
     .iter()
     .map(|s| vec![s.to_string()])
     .collect();
-    for a in &r.associations {
-        for d in &a.directions {
+    let dirs = r
+        .associations
+        .iter()
+        .flat_map(|a| a.directions.iter().map(move |d| (a, d)))
+        .take(top);
+    for (a, d) in dirs {
+        {
             cols.push(format!("SCTP #{} sender {}", a.id, d.sender));
             let bytes: u64 = a
                 .paths
@@ -451,41 +594,196 @@ fn sctp_metrics(r: &CaptureReport) -> JsonTable {
     }
 }
 
+/// `?metric=&top=&order=&transport=` of the compare page.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct CompareQuery {
+    pub metric: Option<String>,
+    pub top: Option<String>,
+    pub order: Option<String>,
+    pub transport: Option<String>,
+}
+
+type Metric = fn(&ComparisonRow) -> Option<f64>;
+
+/// The metrics the compare page ranks directions by: (key, words, value).
+pub const COMPARE_METRICS: [(&str, &str, Metric); 17] = [
+    ("throughput_bps", "throughput (bit/s)", |r| {
+        Some(r.throughput_bps)
+    }),
+    ("goodput_bps", "goodput (bit/s)", |r| Some(r.goodput_bps)),
+    ("retransmissions", "retransmissions", |r| {
+        Some(r.retransmissions as f64)
+    }),
+    ("retransmission_rate", "retransmission rate", |r| {
+        r.retransmission_rate
+    }),
+    ("timeouts", "timeouts", |r| Some(r.timeouts as f64)),
+    ("max_gap_ms", "max delivery gap (ms)", |r| r.max_gap_ms),
+    ("outage_ms", "outage (ms)", |r| r.outage_ms),
+    ("max_transfer_ms", "max transfer (ms)", |r| {
+        r.max_transfer_ms
+    }),
+    ("rtt_median_ms", "RTT median (ms)", |r| r.rtt_median_ms),
+    ("rtt_p95_ms", "RTT p95 (ms)", |r| r.rtt_p95_ms),
+    ("observed_rto_median_ms", "observed RTO median (ms)", |r| {
+        r.observed_rto_median_ms
+    }),
+    ("rto_min_ms", "RTO.min (ms)", |r| r.rto_min_ms),
+    ("ack_delay_ms", "SACK / ACK delay (ms)", |r| r.ack_delay_ms),
+    ("handshake_ms", "handshake (ms)", |r| r.handshake_ms),
+    ("duration_s", "duration (s)", |r| Some(r.duration_s)),
+    (
+        "hol_blocked_messages",
+        "head-of-line blocked messages",
+        |r| r.hol_blocked_messages.map(|v| v as f64),
+    ),
+    ("hol_delay_sum_ms", "head-of-line wait, sum (ms)", |r| {
+        r.hol_delay_sum_ms
+    }),
+];
+
+/// Directions shown on the compare page unless `top` says otherwise, and the most it may say.
+pub const COMPARE_TOP: usize = 10;
+pub const COMPARE_TOP_MAX: usize = 100;
+
+/// The compare page's selector: which metric ranks the directions, how many are shown.
+pub struct CompareSelect {
+    pub metric: &'static str,
+    pub metrics: Vec<(&'static str, &'static str)>,
+    pub top: usize,
+    pub tops: Vec<usize>,
+    pub desc: bool,
+    pub transport: String,
+    /// "the 10 of 10,000 directions with the highest throughput (bit/s)".
+    pub text: String,
+}
+
+fn compare_select(q: &CompareQuery) -> Result<(CompareSelect, Metric), AppError> {
+    let some = |v: &Option<String>| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let (metric, _, f) = match some(&q.metric) {
+        Some(m) => *COMPARE_METRICS
+            .iter()
+            .find(|x| x.0 == m)
+            .ok_or_else(|| AppError::BadRequest(format!("bad metric: {m:?}")))?,
+        None => COMPARE_METRICS[0],
+    };
+    let top = match some(&q.top) {
+        Some(t) => t
+            .parse::<usize>()
+            .map_err(|_| AppError::BadRequest(format!("bad top: {t:?}")))?
+            .clamp(1, COMPARE_TOP_MAX),
+        None => COMPARE_TOP,
+    };
+    let desc = match some(&q.order).as_deref() {
+        Some("asc") => false,
+        Some("desc") | None => true,
+        Some(o) => return Err(AppError::BadRequest(format!("bad order: {o:?}"))),
+    };
+    let transport = match some(&q.transport).as_deref() {
+        Some(t @ ("sctp" | "tcp")) => t.to_string(),
+        None | Some("any") => String::new(),
+        Some(t) => return Err(AppError::BadRequest(format!("bad transport: {t:?}"))),
+    };
+    Ok((
+        CompareSelect {
+            metric,
+            metrics: COMPARE_METRICS.iter().map(|m| (m.0, m.1)).collect(),
+            top,
+            tops: vec![5, 10, 25, 50, 100],
+            desc,
+            transport,
+            text: String::new(),
+        },
+        f,
+    ))
+}
+
+/// The `top` comparison rows by the chosen metric (rows without a value last), and how many
+/// there were.
+fn top_rows<'a>(
+    r: &'a CaptureReport,
+    sel: &CompareSelect,
+    f: Metric,
+) -> (Vec<&'a ComparisonRow>, usize) {
+    let mut rows: Vec<(&ComparisonRow, Option<f64>)> = r
+        .comparison
+        .iter()
+        .filter(|c| sel.transport.is_empty() || c.transport == sel.transport)
+        .map(|c| (c, f(c).filter(|v| v.is_finite())))
+        .collect();
+    let n = rows.len();
+    rows.sort_by(|a, b| match (a.1, b.1) {
+        (Some(x), Some(y)) => {
+            let o = x.total_cmp(&y);
+            if sel.desc {
+                o.reverse()
+            } else {
+                o
+            }
+        }
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    rows.truncate(sel.top);
+    (rows.into_iter().map(|x| x.0).collect(), n)
+}
+
+/// `GET /captures/{id}/compare?metric=&top=&order=&transport=`: the `top` (default 10)
+/// directions by `metric` (default throughput), not a column per direction of the capture.
 pub async fn compare(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    q: Result<Query<CompareQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let e = entry(&state, &id)?;
     if e.meta.status != Status::Done {
         return Ok(pending(&e));
     }
     let (e, r) = done_report(&state, &id)?;
-    let v = views::report_value(&r);
-    let comparison: Vec<JsonTable> = match v.get("comparison") {
-        Some(c) => views::comparison_table(c)
-            .map(|t| vec![t])
-            .unwrap_or_else(|| views::tables_of("Comparison", c)),
-        None => Vec::new(),
+    let q = q
+        .map(|Query(q)| q)
+        .map_err(|e| AppError::BadRequest(format!("bad compare parameters: {}", e.body_text())))?;
+    let (mut sel, metric) = compare_select(&q)?;
+    let (rows, n) = top_rows(&r, &sel, metric);
+    let words = COMPARE_METRICS
+        .iter()
+        .find(|m| m.0 == sel.metric)
+        .map_or("", |m| m.1);
+    let kind = match sel.transport.as_str() {
+        "sctp" => "SCTP ",
+        "tcp" => "TCP ",
+        _ => "",
     };
-    let tcp: Vec<JsonTable> = if comparison.is_empty() {
-        v.get("tcp_flows")
-            .and_then(|f| views::array_table("TCP flows", f, 40))
+    sel.text = format!(
+        "the {} of {} {kind}directions with the {} {words}",
+        rows.len(),
+        assoc_list::thousands(n as u64),
+        if sel.desc { "highest" } else { "lowest" },
+    );
+    let rows_value = serde_json::to_value(&rows).unwrap_or(serde_json::Value::Null);
+    let comparison: Vec<JsonTable> = views::comparison_table(&rows_value)
+        .map(|t| vec![t])
+        .unwrap_or_default();
+    let tcp: Vec<JsonTable> = if r.comparison.is_empty() {
+        let flows: Vec<_> = r.tcp_flows.iter().take(sel.top).collect();
+        let v = serde_json::to_value(&flows).unwrap_or(serde_json::Value::Null);
+        views::array_table("TCP flows", &v, 40)
             .map(|t| views::transpose(&t, Some("id")))
             .into_iter()
             .collect()
     } else {
         Vec::new()
     };
-    let note = if v.get("tcp_flows").is_none() {
-        format!(
-            "This capture has {} TCP packets; this analyzer version does not report TCP flows \
-             yet, so only the SCTP side is shown.",
-            r.tcp_packets
-        )
-    } else if v.get("comparison").is_none() {
-        "The analyzer reports TCP flows but no comparison: both sides are shown as reported.".into()
-    } else if comparison.is_empty() {
+    let note = if r.comparison.is_empty() {
         "Neither an SCTP association nor a TCP connection carried data.".into()
+    } else if rows.is_empty() {
+        format!("No {kind}direction to compare.")
     } else {
         String::new()
     };
@@ -493,14 +791,16 @@ pub async fn compare(
         title: format!("{} — SCTP vs TCP", e.meta.name),
         id: id.clone(),
         name: e.meta.name.clone(),
-        sctp: if comparison.is_empty() {
-            sctp_metrics(&r)
+        sctp: if r.comparison.is_empty() {
+            sctp_metrics(&r, sel.top)
         } else {
             JsonTable::default()
         },
         tcp,
         comparison,
         note,
+        select: sel,
+        directions: n,
     }
     .into_response())
 }

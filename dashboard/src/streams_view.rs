@@ -277,15 +277,6 @@ pub fn stream_problems(a: &AssocReport) -> Vec<StreamProblem> {
         .collect()
 }
 
-/// The upper layer of an association for the capture page's table ("NGAP", "—").
-pub fn assoc_upper(a: &AssocReport) -> String {
-    a.stream_summary
-        .upper_layer
-        .name
-        .clone()
-        .unwrap_or_else(|| NONE.into())
-}
-
 /// The upper layers of a capture's associations, most frequent first ("Diameter, M3UA").
 pub fn capture_upper(r: &CaptureReport) -> String {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();

@@ -64,21 +64,6 @@ pub fn date(unix: f64) -> String {
     )
 }
 
-/// The TCP parts of the report as JSON (`tcp_flows`, `comparison`), to read them as generic
-/// tables. Only these fields are converted: the whole report of a large capture is megabytes.
-pub fn report_value(r: &CaptureReport) -> Value {
-    let mut m = serde_json::Map::new();
-    m.insert(
-        "tcp_flows".into(),
-        serde_json::to_value(&r.tcp_flows).unwrap_or(Value::Null),
-    );
-    m.insert(
-        "comparison".into(),
-        serde_json::to_value(&r.comparison).unwrap_or(Value::Null),
-    );
-    Value::Object(m)
-}
-
 /// The TCP flows of the report as JSON (and only them).
 pub fn tcp_flows_value(r: &CaptureReport) -> Value {
     serde_json::to_value(&r.tcp_flows).unwrap_or(Value::Null)
@@ -247,35 +232,6 @@ pub fn comparison_table(v: &Value) -> Option<JsonTable> {
         columns,
         rows,
     })
-}
-
-/// Every table a JSON value holds: itself when it is an array of objects, else its members
-/// that are (one level down); scalar members go to a `key: value` table.
-pub fn tables_of(title: &str, v: &Value) -> Vec<JsonTable> {
-    if let Some(t) = array_table(title, v, 24) {
-        return vec![t];
-    }
-    let mut out = Vec::new();
-    if let Some(o) = v.as_object() {
-        let mut scalars = JsonTable {
-            title: title.to_string(),
-            columns: vec!["field".into(), "value".into()],
-            rows: Vec::new(),
-        };
-        for (k, x) in o {
-            if let Some(t) = array_table(&format!("{title}: {k}"), x, 24) {
-                out.push(t);
-            } else if x.is_object() {
-                out.extend(tables_of(&format!("{title}: {k}"), x));
-            } else {
-                scalars.rows.push(vec![k.clone(), cell(x)]);
-            }
-        }
-        if !scalars.rows.is_empty() {
-            out.insert(0, scalars);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

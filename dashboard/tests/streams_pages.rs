@@ -72,7 +72,7 @@ async fn streams_and_stacks_of_a_sample_trace() {
 
     let (_, html) = get(&app, &format!("/captures/{id}")).await;
     let table = element(&html, "id=\"associations\"", "</table>");
-    assert!(table.contains("<th>upper layer</th>"));
+    assert!(table.contains(">upper layer</a></th>"), "{table}");
     assert!(
         table.contains("<td class=\"upper-layer\">—</td>"),
         "{table}"

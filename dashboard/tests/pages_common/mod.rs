@@ -111,3 +111,4 @@ pub fn public_capture(name: &str) -> Option<Vec<u8>> {
     }
     Some(std::fs::read(&p).expect("a public capture reads"))
 }
+pub mod many;
