@@ -2,7 +2,8 @@
 # Browser test of the dashboard: builds sctp-dashboard, starts it on a free loopback port with a
 # temp data dir, installs playwright-core (npm ci) and runs test.mjs in Debian's headless
 # Chromium (apt-get install chromium when missing and root), then stops the server.
-# Screenshots go to $SHOTS (default: a temp folder, printed at the end).
+# Screenshots go to $SHOTS (default: a temp folder, printed at the end). MANY_CAPTURE: a capture
+# of many associations (default: 10,000 made with analyzer::synth).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -46,6 +47,15 @@ cargo build --workspace --bin sctp-dashboard
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/sctp-dashboard"
 
 work=$(mktemp -d)
+
+# Many associations (issue 16 part 1): MANY_CAPTURE, else 10,000 made with analyzer::synth
+# (dashboard/examples/many_associations.rs).
+many_capture=${MANY_CAPTURE:-}
+if [ -z "$many_capture" ]; then
+  cargo build -p dashboard --example many_associations
+  many_capture=$work/many_associations.pcap
+  "${CARGO_TARGET_DIR:-$root/target}/debug/examples/many_associations" "$many_capture" "${MANY_ASSOCIATIONS:-10000}"
+fi
 export SHOTS=${SHOTS:-$work/shots}
 mkdir -p "$SHOTS"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
@@ -64,7 +74,7 @@ done
 cd "$here"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 status=0
-DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" node --test test.mjs || status=$?
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" node --test test.mjs || status=$?
 echo "screenshots: $SHOTS"
 if [ "$status" != 0 ]; then
   echo "--- server log" >&2

@@ -388,3 +388,97 @@ test("head-of-line blocking on the association page, readable at 800 px", { skip
     await page.setViewportSize({ width: 1400, height: 900 });
   }
 });
+
+// ---- scale: a capture of many associations (issue 16 part 1) -----------------------------------
+
+const MANY_CAPTURE = process.env.MANY_CAPTURE || "";
+
+test("many associations: pages, server-side filter, sort and pagination with the keyboard", { skip: !MANY_CAPTURE && "MANY_CAPTURE not set" }, async () => {
+  const [id] = await uploadFile(MANY_CAPTURE);
+  const list = await (await fetch(`${URL}/api/captures/${id}/associations?limit=1`)).json();
+  const total = list.counts.total;
+  assert.ok(total >= 1000, `${total} associations`);
+  const fmt = (n) => n.toLocaleString("en-US");
+  const count = () => text("#associations-count");
+  const rowIds = () => page.$$eval("#associations tbody tr", (r) => r.map((x) => Number(x.dataset.id)));
+
+  // First page: 50 rows of all, the counts, the pager.
+  assert.match(await count(), new RegExp(`^showing 1–50 of ${fmt(total)} associations, ${fmt(list.counts.with_failovers)} with failovers`));
+  assert.deepEqual(await rowIds(), Array.from({ length: 50 }, (_, i) => i));
+  assert.equal(await text(".pager-page"), `page 1 of ${Math.ceil(total / 50)}`);
+  await shot("many-1-capture");
+
+  // Next page with the keyboard: Tab reaches the pager link, Enter follows it.
+  await page.focus("a.pager-next");
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/offset=50/);
+  assert.deepEqual(await rowIds(), Array.from({ length: 50 }, (_, i) => 50 + i));
+  assert.match(await count(), new RegExp(`^showing 51–100 of ${fmt(total)}`));
+
+  // Filter (a plain form): associations with failovers, submitted with Enter in the search box.
+  await page.check('#association-filter input[name="failover"]');
+  await page.focus('#association-filter input[name="q"]');
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/failover=1/);
+  const withFo = list.counts.with_failovers;
+  assert.match(await count(), new RegExp(`of ${fmt(withFo)} associations? that match \\(of ${fmt(total)} in the capture\\)`));
+  const foCells = await page.$$eval("#associations tbody tr", (r) => r.map((x) => Number(x.cells[9].textContent)));
+  assert.equal(foCells.length, Math.min(50, withFo));
+  assert.ok(foCells.every((n) => n > 0), `${foCells}`);
+  await shot("many-2-filter-failovers");
+
+  // Sort by packets, most first (a header link, followed with the keyboard); the filter stays.
+  await page.focus('#associations th a[data-sort="packets"]');
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/sort=packets/);
+  assert.ok(page.url().includes("failover=1"), page.url());
+  assert.equal(await page.getAttribute('#associations th[aria-sort]', "aria-sort"), "descending");
+  const packets = await page.$$eval("#associations tbody tr", (r) => r.map((x) => Number(x.cells[4].textContent)));
+  assert.ok(packets.every((p, i) => i === 0 || packets[i - 1] >= p), `${packets}`);
+
+  // End kind and text search; clear.
+  await page.goto(`${URL}/captures/${id}`);
+  await page.selectOption('#association-filter select[name="end"]', "abort");
+  await page.click('#association-filter button[type="submit"]');
+  await page.waitForURL(/end=abort/);
+  const aborted = await page.$$eval("#associations tbody td.ended", (t) => t.map((x) => x.textContent.trim()));
+  assert.ok(aborted.length > 0 && aborted.every((t) => t.startsWith("aborted")), `${aborted}`);
+  await page.fill('#association-filter input[name="q"]', "no-such-association");
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#associations-none");
+  await page.click("#filter-clear");
+  await page.waitForSelector("#associations tbody tr");
+  assert.equal((await rowIds()).length, 50);
+
+  // Association page: the identical spurious failovers grouped, the others behind "show all".
+  await page.goto(`${URL}/captures/${id}/associations/0`);
+  await page.waitForSelector(".failover-group");
+  const n = Number(await page.getAttribute(".failover-group", "data-count"));
+  assert.ok(n > 1);
+  assert.match(await text(".failover-group .group-heading"), new RegExp(`^${n} spurious failovers of DATA sender 0, same cause: `));
+  const visibleCards = async () => page.$$eval(".failover-card", (c) => c.filter((x) => x.checkVisibility()).length);
+  assert.equal(await visibleCards(), 1);
+  await page.focus(".failover-group details.group-rest > summary");
+  await page.keyboard.press("Enter");
+  assert.equal(await visibleCards(), n);
+  await shot("many-3-association");
+
+  // Compare page: the top 10 directions by a metric, a selector to change it.
+  await page.goto(`${URL}/captures/${id}/compare`);
+  assert.equal(await page.$$eval("#comparison thead th.sctp", (t) => t.length), 10);
+  await page.selectOption('#compare-select select[name="metric"]', "retransmissions");
+  await page.selectOption('#compare-select select[name="top"]', "5");
+  await page.click('#compare-select button[type="submit"]');
+  await page.waitForURL(/metric=retransmissions/);
+  assert.equal(await page.$$eval("#comparison thead th.sctp", (t) => t.length), 5);
+  assert.match(await text("#compare-count"), /^Showing the 5 of [\d,]+ directions with the highest retransmissions\.$/);
+  await chartReady("gaps");
+  await shot("many-4-compare");
+
+  // Captures list and upload page.
+  await page.goto(`${URL}/`);
+  await page.waitForSelector("#captures tbody tr");
+  await shot("many-5-index");
+  await page.goto(`${URL}/upload`);
+  await shot("many-6-upload");
+});
