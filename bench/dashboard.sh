@@ -45,7 +45,7 @@ assocs=$(curl -sf "$base/api/captures/$id/associations?sort=failovers&order=desc
 aborted=$(curl -sf "$base/api/captures/$id/associations?end=abort&limit=1" \
   | python3 -c 'import json,sys; r=json.load(sys.stdin)["associations"]; print(r[0]["id"] if r else 0)' 2>/dev/null || echo 0)
 runs=${RUNS:-5}
-paths=("/" "/captures/$id" "/captures/$id?page=3&sort=packets&order=desc" "/captures/$id?failover=any"
+paths=("/" "/captures/$id" "/captures/$id?offset=5000&sort=packets&order=desc" "/captures/$id?failover=1"
   "/captures/$id?q=10.201.2.1" "/captures/$id/compare" "/captures/$id/compare?metric=retransmissions&top=50"
   "/api/captures" "/api/captures/$id" "/api/captures/$id?offset=5000&limit=50"
   "/api/captures/$id/associations" "/api/captures/$id/associations?end=abort&sort=packets")
