@@ -1,0 +1,494 @@
+#!/usr/bin/env python3
+"""Campaign runner: makes a study's captures with the usrsctp lab, one run at a time.
+
+    python3 sample-traces/studies/campaign.py CAMPAIGN [--out DIR] [--lab DIR]
+                                              [--only REGEX] [--repetitions N] [--dry-run]
+
+CAMPAIGN is the name of a campaign defined below (CAMPAIGNS: `eklund`) or a JSON file with the
+same keys:
+
+    name         run names start with it; the default output folder is studies/NAME
+    about        one line, copied into campaign.json
+    args         the seven numeric arguments of the lab's gen.sh, each a value or a list
+                 (a list is a grid axis): sack_ms, rto_min_ms, pmr, delay_ms, interval_ms,
+                 fail_s, duration_s
+    env          gen.sh environment variables (VERBOSE, RTPRIO, SACK_FREQ, LOSS, ...), each a
+                 value or a list (a grid axis too)
+    repetitions  runs per grid point (r1, r2, ...); repetition k runs with SEED=k unless env
+                 sets SEED (gen.sh's seed is netwire's random-loss seed)
+    run_name     format of a run's name, fields: name, rep, every args key, every env key
+                 (default: NAME + one _LABELVALUE per grid axis + _rREP)
+    truth_extra  JSON object merged into each run's truth (gen.sh TRUTH_EXTRA); the runner adds
+                 campaign, run and repetition
+    keep         what to keep of a run: ["sender"] (default), also "receiver"
+    patches      lab patches to apply to the lab copy, paths relative to sample-traces/
+
+Each run goes through ./gen.sh in a temporary copy of the lab (as sample-traces/generate.sh
+does: binaries are built there). Kept per run in the output folder: RUN_sender.pcap.gz (gzip, mtime
+0) and RUN_truth.json (the lab's truth; its "files" says what was kept); receiver capture, logs
+and wire log are dropped. The truth file is written last, so a run is done when both files
+exist: a rerun skips those (resumable) and redoes the rest. A run that fails (gen.sh exit
+status, missing output, no logged cut when one was scheduled, timeout) is appended to
+failures.txt with the tail of gen.sh's output, and the campaign goes on. Progress goes to
+stdout. Needs root (network namespaces) and the lab's tools (see ../shared/lab/README.md); the
+lab's namespace names are fixed, so a lock file keeps campaigns from running side by side.
+"""
+
+import argparse
+import copy
+import datetime
+import fcntl
+import gzip
+import itertools
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SAMPLES = os.path.dirname(HERE)
+DEFAULT_LAB = os.path.normpath(os.path.join(SAMPLES, "..", "..", "shared", "lab"))
+LOCK = "/tmp/sctp-lab-campaign.lock"
+
+# gen.sh SACK_MS RTO_MIN_MS PATH_MAX_RETRANS DELAY_MS INTERVAL_MS FAIL_S DURATION_S PREFIX
+ARGS = ["sack_ms", "rto_min_ms", "pmr", "delay_ms", "interval_ms", "fail_s", "duration_s"]
+LABELS = {"sack_ms": "sack", "rto_min_ms": "rtomin", "pmr": "pmr", "delay_ms": "d",
+          "interval_ms": "iv", "fail_s": "fail", "duration_s": "dur"}
+
+CAMPAIGNS = {
+    # Eklund, Brunstrom, Grinnemo: the SACK delay inflates the failover time of sparse traffic
+    # (RTT samples include it, so the RTO grows, and failover takes PMR + 1 expiries of it); the
+    # gap closes as the traffic gets denser (every second packet is SACKed at once). Paper-like
+    # path: 20 ms one way (RTT 40 ms), RTO.min 100 ms, Path.Max.Retrans 2; primary cut 2 s after
+    # the client starts, 6 s of sending so the slowest failover (SACK delay 200 ms) completes.
+    "eklund": {
+        "name": "eklund",
+        "about": "failover time against message interval per SACK delay (Eklund, Brunstrom, "
+                 "Grinnemo); usrsctp lab, RTT 40 ms, RTO.min 100 ms, PMR 2, primary cut at 2 s",
+        "args": {"sack_ms": [0, 40, 200], "rto_min_ms": 100, "pmr": 2, "delay_ms": 20,
+                 "interval_ms": [10, 30, 50, 90], "fail_s": 2, "duration_s": 6},
+        "env": {"VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 3,
+        "run_name": "{name}_sack{sack_ms}_iv{interval_ms}_r{rep}",
+        "truth_extra": {"scenario": "Eklund campaign: paced messages, primary path cut 2 s after "
+                                    "the client starts, failover to path 2",
+                        "spurious_failover_expected": False, "cause": "path 1 cut"},
+        "keep": ["sender"],
+    },
+    # The same conditions with messages sparser than the 200 ms SACK delay (150 and 250 ms):
+    # there the delayed-SACK timer, not the next packet, sends the SACK of a lone packet. 8 s of
+    # sending: a failover of 7 x an inflated RTO (~0.5 s) must fit after the cut at 2 s.
+    "eklund-sparse": {
+        "name": "eklund-sparse",
+        "about": "the eklund campaign with messages every 150 and 250 ms (sparser than the "
+                 "200 ms SACK delay), 8 s of sending",
+        "args": {"sack_ms": [0, 40, 200], "rto_min_ms": 100, "pmr": 2, "delay_ms": 20,
+                 "interval_ms": [150, 250], "fail_s": 2, "duration_s": 8},
+        "env": {"VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 3,
+        "run_name": "{name}_sack{sack_ms}_iv{interval_ms}_r{rep}",
+        "truth_extra": {"scenario": "Eklund campaign, sparse messages: primary path cut 2 s "
+                                    "after the client starts, failover to path 2",
+                        "spurious_failover_expected": False, "cause": "path 1 cut"},
+        "keep": ["sender"],
+    },
+}
+
+
+def fmt_value(v):
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def load_campaign(arg):
+    if arg in CAMPAIGNS:
+        spec = copy.deepcopy(CAMPAIGNS[arg])
+    elif os.path.isfile(arg):
+        with open(arg) as f:
+            spec = json.load(f)
+    else:
+        sys.exit("campaign.py: no campaign %r (built in: %s; or a JSON file)"
+                 % (arg, ", ".join(sorted(CAMPAIGNS))))
+    for k in ("name", "args"):
+        if k not in spec:
+            sys.exit("campaign.py: the campaign has no %r" % k)
+    missing = [a for a in ARGS if a not in spec["args"]]
+    unknown = [a for a in spec["args"] if a not in ARGS]
+    if missing or unknown:
+        sys.exit("campaign.py: args must be exactly %s (missing %s, unknown %s)"
+                 % (", ".join(ARGS), missing, unknown))
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", spec["name"]):
+        sys.exit("campaign.py: name %r: letters, digits, _ . - only" % spec["name"])
+    spec.setdefault("env", {})
+    spec.setdefault("repetitions", 1)
+    spec.setdefault("truth_extra", {})
+    spec.setdefault("keep", ["sender"])
+    spec.setdefault("patches", [])
+    bad = [k for k in spec["keep"] if k not in ("sender", "receiver")]
+    if bad:
+        sys.exit("campaign.py: keep: %s (only sender, receiver)" % bad)
+    return spec
+
+
+def axes(spec):
+    """The grid: [(kind, key, [values])], args in gen.sh order, then env keys sorted."""
+    out = []
+    for k in ARGS:
+        v = spec["args"][k]
+        out.append(("arg", k, v if isinstance(v, list) else [v]))
+    for k in sorted(spec["env"]):
+        v = spec["env"][k]
+        out.append(("env", k, v if isinstance(v, list) else [v]))
+    return out
+
+
+def expand_runs(spec, reps):
+    ax = axes(spec)
+    template = spec.get("run_name")
+    if not template:
+        template = "{name}" + "".join(
+            "_%s{%s}" % (LABELS.get(k, k.lower()), k) for _, k, vals in ax if len(vals) > 1
+        ) + "_r{rep}"
+    runs = []
+    # repetitions outermost: a campaign cut short still has whole passes over the grid
+    for rep in range(1, reps + 1):
+        for combo in itertools.product(*[vals for _, _, vals in ax]):
+            args, env = {}, {}
+            for (kind, k, _), v in zip(ax, combo):
+                (args if kind == "arg" else env)[k] = v
+            env.setdefault("SEED", rep)
+            fields = {"name": spec["name"], "rep": rep}
+            fields.update({k: fmt_value(v) for k, v in args.items()})
+            fields.update({k: fmt_value(v) for k, v in env.items()})
+            name = template.format(**fields)
+            runs.append({"run": name, "rep": rep, "args": args, "env": env})
+    names = [r["run"] for r in runs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        sys.exit("campaign.py: run_name gives the same name to several runs: %s" % dup[:5])
+    return runs
+
+
+def kept_files(run, keep):
+    files = {"sender": run + "_sender.pcap.gz"}
+    if "receiver" in keep:
+        files["receiver"] = run + "_receiver.pcap.gz"
+    files["truth"] = run + "_truth.json"
+    return files
+
+
+def is_done(out, run, keep):
+    return all(os.path.isfile(os.path.join(out, f)) for f in kept_files(run, keep).values())
+
+
+def gzip_to(src, dst):
+    part = dst + ".part"
+    with open(src, "rb") as fi, open(part, "wb") as raw:
+        # mtime 0 and no file name in the header: the same capture gives the same bytes
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as fo:
+            shutil.copyfileobj(fi, fo)
+    os.replace(part, dst)
+
+
+def record_failure(out, run, why, output_tail):
+    stamp = datetime.datetime.now().isoformat(timespec="seconds")
+    with open(os.path.join(out, "failures.txt"), "a") as f:
+        f.write("%s %s: %s\n" % (stamp, run, why))
+        for line in output_tail:
+            f.write("    | %s\n" % line)
+
+
+def tail(path, n=15):
+    try:
+        with open(path, errors="replace") as f:
+            return [l.rstrip("\n") for l in f.readlines()[-n:]]
+    except OSError:
+        return []
+
+
+def wait_for_free_namespaces(env):
+    names = [str(env.get("NS_A", "sg_ha")), str(env.get("NS_B", "sg_hb"))]
+    for i in range(120):
+        have = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        present = [n for n in names if re.search(r"^%s\b" % re.escape(n), have, re.M)]
+        if not present:
+            return
+        if i == 0:
+            print("  namespace(s) %s exist: another lab run? waiting up to 2 min"
+                  % ", ".join(present), flush=True)
+        time.sleep(1)
+    print("  namespace(s) still there after 2 min: taken as stale, gen.sh deletes them", flush=True)
+
+
+class Lab:
+    """A writable copy of the lab (gen.sh builds its binaries into it) with the patches applied."""
+
+    def __init__(self, src, patches):
+        if not os.path.isfile(os.path.join(src, "gen.sh")):
+            sys.exit("campaign.py: no gen.sh in %s (--lab)" % src)
+        self.tmp = tempfile.mkdtemp(prefix="sctp-campaign-")
+        self.dir = os.path.join(self.tmp, "lab")
+        shutil.copytree(src, self.dir)
+        for root, dirs, files in os.walk(self.dir):
+            for n in dirs + files:
+                p = os.path.join(root, n)
+                os.chmod(p, os.stat(p).st_mode | 0o200)
+        for p in patches:
+            pp = p if os.path.isabs(p) else os.path.join(SAMPLES, p)
+            subprocess.run(["patch", "-s", "-p1", "-i", pp], cwd=self.dir, check=True)
+        self.bin = os.path.join(self.tmp, "bin")
+        self.runs = os.path.join(self.tmp, "runs")
+        os.makedirs(self.runs)
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+CURRENT = {"proc": None, "env": {}}
+
+
+def session_members(sid):
+    """Processes of session sid (gen.sh runs in its own session; `timeout` gives the client its
+    own process group, so a process-group kill would miss it)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                st = f.read()
+        except OSError:
+            continue
+        fields = st[st.rindex(")") + 2:].split()
+        if int(fields[3]) == sid:  # state ppid pgrp session
+            pids.append(int(d))
+    return pids
+
+
+def signal_all(pids, sig):
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def stop_current():
+    """Stops the running gen.sh: TERM to it (its trap runs once its foreground child is gone),
+    then to every other process of its session; gen.sh's EXIT trap kills what it started and
+    deletes its namespaces. If it does not end in 20 s, KILL the session and delete them here."""
+    p = CURRENT["proc"]
+    if p is None or p.poll() is not None:
+        return
+    signal_all([p.pid], signal.SIGTERM)
+    time.sleep(0.2)
+    signal_all([x for x in session_members(p.pid) if x != p.pid], signal.SIGTERM)
+    try:
+        p.wait(timeout=20)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    signal_all(session_members(p.pid), signal.SIGKILL)
+    p.wait()
+    env = CURRENT["env"]
+    for ns in (env.get("NS_A", "sg_ha"), env.get("NS_B", "sg_hb")):
+        subprocess.run(["ip", "netns", "del", str(ns)], capture_output=True)
+
+
+def one_run(lab, spec, r, out):
+    """Runs gen.sh once and keeps its files; returns (ok, message, tail of gen.sh's output for
+    failures.txt, the stack's path-1 ADDR_UNREACHABLE after the cut in s or None)."""
+    run, args, env = r["run"], r["args"], r["env"]
+    for f in kept_files(run, spec["keep"]).values():  # leftovers of an interrupted run
+        for x in (f, f + ".part"):
+            if os.path.exists(os.path.join(out, x)):
+                os.remove(os.path.join(out, x))
+    work = os.path.join(lab.runs, run)
+    os.makedirs(work, exist_ok=True)
+    prefix = os.path.join(work, run)
+    extra = dict(spec["truth_extra"])
+    extra.update({"campaign": spec["name"], "run": run, "repetition": r["rep"]})
+    e = dict(os.environ)
+    e.update({k: fmt_value(v) for k, v in env.items()})
+    e["LAB_BIN"] = lab.bin
+    e["TRUTH_EXTRA"] = json.dumps(extra)
+    cmd = ["./gen.sh"] + [fmt_value(args[k]) for k in ARGS] + [prefix]
+    log = os.path.join(work, "gen.out")
+    setup_s = float(env.get("SETUP_S", 3))
+    timeout = setup_s + float(args["duration_s"]) + 180
+    wait_for_free_namespaces(env)
+    with open(log, "w") as lf:
+        lf.write("$ %s %s\n" % (" ".join("%s=%s" % (k, fmt_value(v)) for k, v in env.items()),
+                                " ".join(cmd)))
+        lf.flush()
+        p = subprocess.Popen(cmd, cwd=lab.dir, env=e, stdout=lf, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        CURRENT["proc"], CURRENT["env"] = p, env
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop_current()
+            rc = None
+        CURRENT["proc"] = None
+    try:
+        if rc is None:
+            return False, "timeout after %.0f s" % timeout, tail(log), None
+        if rc != 0:
+            return False, "gen.sh exit status %d" % rc, tail(log), None
+        sender = prefix + "_sender.pcap"
+        receiver = prefix + "_receiver.pcap"
+        truth_path = prefix + "_truth.json"
+        for f in [sender, truth_path] + ([receiver] if "receiver" in spec["keep"] else []):
+            if not os.path.isfile(f) or os.path.getsize(f) == 0:
+                return False, "no %s" % os.path.basename(f), tail(log), None
+        try:
+            with open(truth_path) as f:
+                truth = json.load(f)
+        except ValueError as err:
+            return False, "truth is not JSON: %s" % err, tail(log), None
+        if float(args["fail_s"]) >= 0 and not truth.get("fail_epoch_logged"):
+            return False, "a cut was scheduled but the wire log has none", tail(log), None
+        files = kept_files(run, spec["keep"])
+        kept_src = {sender, truth_path} | ({receiver} if "receiver" in spec["keep"] else set())
+        dropped = [x for x in sorted(os.listdir(work))
+                   if x != "gen.out" and os.path.join(work, x) not in kept_src]
+        truth["files"] = {"kept": sorted(files.values()), "dropped_by_campaign_runner": dropped}
+        gzip_to(sender, os.path.join(out, files["sender"]))
+        if "receiver" in files:
+            gzip_to(receiver, os.path.join(out, files["receiver"]))
+        part = os.path.join(out, files["truth"] + ".part")
+        with open(part, "w") as f:
+            json.dump(truth, f, indent=1)
+            f.write("\n")
+        os.replace(part, os.path.join(out, files["truth"]))  # last: the run is done
+        client = (truth.get("stack_log") or {}).get("sctp_client") or {}
+        notes = []
+        late = truth.get("client_start_late_s")
+        if late is not None and late > 0.05:
+            notes.append("client started %.3f s late" % late)
+        if float(args["fail_s"]) >= 0 and client.get("path1_unreachable_after_fail_s") is None:
+            notes.append("the stack never gave up path 1 (duration too short?)")
+        if (truth.get("stack_log") or {}).get("spurious_failover_observed"):
+            notes.append("spurious failover in the stack log")
+        return True, "; ".join(notes), [], client.get("path1_unreachable_after_fail_s")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def on_term(*_):
+    raise KeyboardInterrupt
+
+
+def hms(s):
+    s = int(round(s))
+    return "%dm%02ds" % (s // 60, s % 60) if s >= 60 else "%ds" % s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("campaign", help="a built-in campaign (%s) or a JSON file"
+                    % ", ".join(sorted(CAMPAIGNS)))
+    ap.add_argument("--out", help="output folder (default sample-traces/studies/NAME)")
+    ap.add_argument("--lab", default=os.environ.get("LAB", DEFAULT_LAB),
+                    help="the usrsctp lab (default ../shared/lab, or $LAB)")
+    ap.add_argument("--only", help="only runs whose name matches this regular expression")
+    ap.add_argument("--repetitions", type=int, help="override the campaign's repetitions")
+    ap.add_argument("--dry-run", action="store_true", help="list the runs and whether they are done")
+    a = ap.parse_args()
+
+    spec = load_campaign(a.campaign)
+    reps = a.repetitions or int(spec["repetitions"])
+    out = a.out or os.path.join(HERE, spec["name"])
+    runs = expand_runs(spec, reps)
+    if a.only:
+        runs = [r for r in runs if re.search(a.only, r["run"])]
+    todo = [r for r in runs if not is_done(out, r["run"], spec["keep"])]
+    print("campaign %s: %d runs (%d repetitions), %d done, %d to make; output %s"
+          % (spec["name"], len(runs), reps, len(runs) - len(todo), len(todo), out), flush=True)
+    if a.dry_run:
+        for r in runs:
+            print("  %-5s %s  gen.sh %s  %s" % (
+                "todo" if r in todo else "done", r["run"],
+                " ".join(fmt_value(r["args"][k]) for k in ARGS),
+                " ".join("%s=%s" % (k, fmt_value(v)) for k, v in r["env"].items())))
+        return 0
+    if not todo:
+        return 0
+    if os.geteuid() != 0:
+        sys.exit("campaign.py: the lab needs root (network namespaces)")
+
+    lock = open(LOCK, "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        sys.exit("campaign.py: another campaign holds %s (the lab's namespaces are shared)" % LOCK)
+
+    os.makedirs(out, exist_ok=True)
+    manifest = dict(spec, repetitions=reps, lab=os.path.abspath(a.lab),
+                    gen_sh_args=ARGS, runner="sample-traces/studies/campaign.py")
+    mpath = os.path.join(out, "campaign.json")
+    if os.path.isfile(mpath):
+        with open(mpath) as f:
+            try:
+                old = json.load(f)
+            except ValueError:
+                old = None
+        if old and {k: old.get(k) for k in ("args", "env", "truth_extra", "keep")} != \
+                {k: manifest.get(k) for k in ("args", "env", "truth_extra", "keep")}:
+            print("warning: %s differs from this campaign (runs already made keep their own "
+                  "truth); rewriting it" % mpath, flush=True)
+    with open(mpath, "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+
+    lab = Lab(a.lab, spec["patches"])
+    signal.signal(signal.SIGTERM, on_term)
+    t_start = time.time()
+    made = failed = 0
+    try:
+        for i, r in enumerate(todo, 1):
+            t0 = time.time()
+            print("[%d/%d] %s: gen.sh %s %s" % (
+                i, len(todo), r["run"], " ".join(fmt_value(r["args"][k]) for k in ARGS),
+                " ".join("%s=%s" % (k, fmt_value(v)) for k, v in r["env"].items())), flush=True)
+            ok, msg, out_tail, failover = one_run(lab, spec, r, out)
+            dt = time.time() - t0
+            elapsed = time.time() - t_start
+            eta = elapsed / i * (len(todo) - i)
+            if ok:
+                made += 1
+                size = os.path.getsize(os.path.join(out, r["run"] + "_sender.pcap.gz"))
+                print("    ok in %.1f s, sender %.0f KB gzipped, stack gave up path 1 %s%s "
+                      "(elapsed %s, ETA %s)" % (
+                          dt, size / 1024,
+                          "%.3f s after the cut" % failover if failover is not None else "-",
+                          "; " + msg if msg else "", hms(elapsed), hms(eta)), flush=True)
+            else:
+                failed += 1
+                record_failure(out, r["run"], msg, out_tail)
+                print("    FAILED in %.1f s: %s (failures.txt) (elapsed %s, ETA %s)"
+                      % (dt, msg, hms(elapsed), hms(eta)), flush=True)
+    except KeyboardInterrupt:
+        stop_current()
+        print("interrupted: the current run is dropped; rerun to resume", flush=True)
+        return 130
+    finally:
+        lab.close()
+    total = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
+    print("campaign %s: %d made, %d failed in %s; %s holds %.2f MB"
+          % (spec["name"], made, failed, hms(time.time() - t_start), out, total / 1e6), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # e.g. --dry-run | head
+        sys.stderr.close()
+        sys.exit(1)
