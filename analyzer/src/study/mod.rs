@@ -203,14 +203,16 @@ pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sampl
 }
 
 /// The observed RTO of the first expiry in the chain of the direction's first real failover
-/// (the RTO in force when the path failed), ms.
+/// (the RTO in force when the path failed), ms; null when that expiry's RTO was not observed
+/// or it was not the chain's first (backoff above 0): a later, doubled one would read high.
 fn rto_at_failure(d: &crate::report_infer::DirectionReport) -> Option<f64> {
     let f = d.failovers.iter().find(|f| !f.spurious)?;
     let start = f.outage_start_s?;
-    d.timeouts
+    let first = d
+        .timeouts
         .iter()
-        .filter(|t| t.t_s >= start && t.t_s <= f.t_s)
-        .find_map(|t| t.observed_rto_ms)
+        .find(|t| t.t_s >= start && t.t_s <= f.t_s)?;
+    (first.backoff == 0).then_some(first.observed_rto_ms)?
 }
 
 /// Aggregates `samples` for `spec`: one row per group (values of `by`), x value, metric and
