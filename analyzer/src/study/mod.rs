@@ -180,6 +180,15 @@ pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sampl
                 put("deadline_missed", d.deadline_missed.map(|n| n as f64));
                 put("shutdown_ms", a.shutdown_ms);
                 inferred = params::inferred(d);
+                // What a real capture's directions are grouped by: the upper layer and the
+                // sending endpoint's stack, when known.
+                if let Some(u) = &a.stream_summary.upper_layer.name {
+                    inferred.insert("upper_layer".into(), Value::from(u.as_str()));
+                }
+                let stack = a.endpoints.get(usize::from(d.sender));
+                if let Some(n) = stack.and_then(|e| e.stack.name.as_deref()) {
+                    inferred.insert("stack".into(), Value::from(n));
+                }
             }
         } else if let Some(f) = r.tcp_flows.iter().find(|f| f.id == row.id) {
             if let Some(d) = f.directions.iter().find(|d| d.sender == row.sender) {
