@@ -482,3 +482,29 @@ test("many associations: pages, server-side filter, sort and pagination with the
   await page.goto(`${URL}/upload`);
   await shot("many-6-upload");
 });
+
+// ---- studies (issue 17 section 4): the Eklund study of a sample folder, with the keyboard ------
+
+const STUDY_SET = process.env.STUDY_SET || "";
+
+test("studies: pick the Eklund template with the keyboard, run it, see the table", { skip: !STUDY_SET && "STUDY_SET not set" }, async () => {
+  await page.goto(`${URL}/`);
+  await page.click('header nav a[href="/studies"]');
+  await page.waitForURL(/\/studies$/);
+  // Template by keyboard: focus the select and move down to the first template.
+  await page.focus("#study-template");
+  await page.keyboard.press("ArrowDown");
+  assert.equal(await page.$eval("#study-template", (s) => s.value), "failover-vs-sack-delay");
+  await page.selectOption("#study-set", STUDY_SET);
+  // Submit with Enter in a text field.
+  await page.focus("#study-x");
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/template=failover-vs-sack-delay/, { timeout: 60000 });
+  await page.waitForSelector("#study-table tbody tr");
+  const groups = await page.$$eval("#study-table tbody tr", (r) => [...new Set(r.map((x) => x.cells[0].textContent))]);
+  assert.deepEqual(groups.sort(), ["sack_delay_ms=0", "sack_delay_ms=200", "sack_delay_ms=40"]);
+  const metrics = await page.$$eval("#study-table tbody tr", (r) => r.map((x) => x.cells[2].textContent));
+  assert.ok(metrics.includes("failover_ms"), `${metrics}`);
+  assert.ok(await page.$('figure[data-metric="failover_ms"] svg polyline'));
+  await shot("studies-eklund");
+});

@@ -29,6 +29,7 @@ mod pages;
 pub mod series;
 pub mod store;
 mod streams_view;
+mod studies;
 mod tables;
 mod upload;
 mod views;
@@ -54,6 +55,9 @@ pub struct Config {
     pub analysis_workers: usize,
     /// When set, every request needs this token (bearer header, cookie or `?token=`).
     pub token: Option<String>,
+    /// The sample traces directory (`--samples`): its folders of captures are the Studies
+    /// page's capture sets.
+    pub samples: Option<PathBuf>,
 }
 
 impl Config {
@@ -63,11 +67,14 @@ impl Config {
             max_upload: 2 << 30,
             analysis_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             token: None,
+            samples: None,
         }
     }
 }
 
 type CacheKey = (String, Option<u32>);
+/// (capture set, study spec as JSON).
+type StudyKey = (String, String);
 
 struct Inner {
     config: Config,
@@ -77,6 +84,8 @@ struct Inner {
     /// Per capture, its report as JSON without `associations`, `tcp_flows` and `comparison`
     /// (the paginated `GET /api/captures/{id}` adds a page of each).
     heads: Mutex<Vec<(String, Arc<serde_json::Value>)>>,
+    /// Studies already run (`studies`), oldest first.
+    studies: Mutex<Vec<(StudyKey, Arc<studies::StudyResult>)>>,
 }
 
 /// Shared state of the server: configuration, the store, the analysis queue, the chart cache.
@@ -98,6 +107,7 @@ impl AppState {
                 analysis_slots: Arc::new(Semaphore::new(workers)),
                 cache: Mutex::new(Vec::new()),
                 heads: Mutex::new(Vec::new()),
+                studies: Mutex::new(Vec::new()),
             }),
         };
         for id in requeue {
@@ -161,6 +171,20 @@ impl AppState {
         v
     }
 
+    fn study_cached(&self, key: &StudyKey) -> Option<Arc<studies::StudyResult>> {
+        let c = self.inner.studies.lock().unwrap_or_else(|e| e.into_inner());
+        c.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    fn study_store(&self, key: StudyKey, v: Arc<studies::StudyResult>) {
+        let mut c = self.inner.studies.lock().unwrap_or_else(|e| e.into_inner());
+        c.retain(|(k, _)| *k != key);
+        c.push((key, v));
+        if c.len() > studies::CACHE_ENTRIES {
+            c.remove(0);
+        }
+    }
+
     /// The chart rows of association `assoc` (all associations when `None`), cached.
     async fn assoc_data(
         &self,
@@ -204,6 +228,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/", get(pages::index))
         .route("/upload", get(pages::upload_page))
+        .route("/studies", get(studies::studies))
         .route("/captures/{id}", get(pages::capture))
         .route(
             "/captures/{id}/associations/{n}",

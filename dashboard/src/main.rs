@@ -73,6 +73,7 @@ async fn main() -> ExitCode {
     let mut config = Config::new(&cli.data_dir);
     config.max_upload = cli.max_upload;
     config.token = cli.token.filter(|t| !t.is_empty());
+    config.samples = Some(cli.samples.clone());
     if let Some(w) = cli.workers {
         config.analysis_workers = w.max(1);
     }

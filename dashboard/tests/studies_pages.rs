@@ -1,0 +1,87 @@
+//! The Studies page (`GET /studies`): the Eklund template on `sample-traces/studies/eklund`
+//! through the router (`oneshot`), with the samples directory set to `sample-traces`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use dashboard::{app, AppState, Config};
+use http_body_util::BodyExt;
+use tower::ServiceExt;
+
+async fn get(app: &Router, uri: &str) -> (StatusCode, String) {
+    let req = Request::get(uri).body(Body::empty()).unwrap();
+    let resp = app.clone().oneshot(req).await.expect("infallible");
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eklund_study_page() {
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces");
+    if !samples.join("studies/eklund").is_dir() {
+        eprintln!("skipped: sample-traces/studies/eklund not found");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let mut c = Config::new(data.path());
+    c.samples = Some(samples);
+    let app = app(AppState::open(c).expect("open state"));
+
+    // The form: templates, metrics and the sample folders with captures.
+    let (s, form) = get(&app, "/studies").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(form.contains(r#"<option value="failover-vs-sack-delay""#));
+    assert!(form.contains(r#"<option value="failover_ms""#));
+    assert!(form.contains(r#"<option value="studies/eklund""#), "{form}");
+    assert!(form.contains(r#"<option value="studies/eklund-sparse""#));
+    assert!(form.contains(r#"<option value="uploaded""#));
+    assert!(!form.contains("study-table"));
+
+    let uri = "/studies?template=failover-vs-sack-delay&by=&x=&y=&set=studies%2Feklund";
+    let t0 = Instant::now();
+    let (s, page) = get(&app, uri).await;
+    let first = t0.elapsed();
+    assert_eq!(s, StatusCode::OK, "{page}");
+    assert!(page.contains(r#"id="study-table""#), "{page}");
+    assert!(page.contains("36 captures analysed"), "{page}");
+    for d in ["0", "40", "200"] {
+        let cell = format!("<td>sack_delay_ms={d}</td>");
+        assert!(page.contains(&cell), "no row for {cell}");
+    }
+    assert!(page.contains("<td>failover_ms</td>"));
+    assert!(
+        page.contains(r#"data-metric="failover_ms""#),
+        "no failover_ms chart"
+    );
+    assert!(page.contains("eklund_sack200_iv50_r2_sender.pcap.gz"));
+
+    // Cached: the second request does not analyse again.
+    let t1 = Instant::now();
+    let (s, again) = get(&app, uri).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(again, page);
+    assert!(t1.elapsed() < first, "{:?} vs {first:?}", t1.elapsed());
+
+    // One metric by hand; an unknown set or metric is a 400.
+    let (s, one) = get(
+        &app,
+        "/studies?by=sack_delay_ms&x=message_interval_ms&y=failover_ms&set=studies%2Feklund",
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(one.contains("<td>failover_ms</td>"));
+    assert!(!one.contains("<td>max_transfer_ms</td>"));
+    let (s, _) = get(&app, "/studies?set=..%2F..").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let (s, _) = get(&app, "/studies?y=nope&set=studies%2Feklund").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+
+    // No uploads: the study runs over nothing.
+    let (s, none) = get(&app, "/studies?template=link-failure&set=uploaded").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(none.contains("0 captures analysed"));
+}
