@@ -16,6 +16,9 @@ use analyzer::study::{self, Sample, StudyReport, StudySpec};
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -44,6 +47,9 @@ pub struct StudyQuery {
     y: Option<String>,
     #[serde(default)]
     set: Option<String>,
+    /// "json" or "csv": the study's rows as a download instead of the page.
+    #[serde(default)]
+    format: Option<String>,
 }
 
 /// A study's result as shown: the report, the captures behind it, what went wrong.
@@ -102,6 +108,8 @@ pub struct StudiesPage {
     pub errors: Vec<String>,
     pub rows: Vec<RowView>,
     pub charts: Vec<ChartView>,
+    /// The query of this study (for the JSON / CSV download links).
+    pub query: String,
 }
 
 fn nonempty(s: &Option<String>) -> Option<String> {
@@ -424,7 +432,7 @@ fn charts(r: &StudyReport) -> Vec<ChartView> {
 pub async fn studies(
     State(state): State<AppState>,
     Query(q): Query<StudyQuery>,
-) -> Result<StudiesPage, AppError> {
+) -> Result<Response, AppError> {
     let template = nonempty(&q.template);
     let by = nonempty(&q.by);
     let x = nonempty(&q.x);
@@ -483,10 +491,32 @@ pub async fn studies(
         errors: Vec::new(),
         rows: Vec::new(),
         charts: Vec::new(),
+        query: String::new(),
     };
+    let format = nonempty(&q.format);
+    if !matches!(format.as_deref(), None | Some("json") | Some("csv")) {
+        return Err(AppError::BadRequest(format!(
+            "format {:?}: json or csv",
+            format.unwrap_or_default()
+        )));
+    }
     let Some(set) = set else {
-        return Ok(page);
+        return Ok(page.into_response());
     };
+    page.query = [
+        ("template", &template),
+        ("by", &by),
+        ("x", &x),
+        ("y", &y),
+        ("set", &Some(set.clone())),
+    ]
+    .iter()
+    .filter_map(|(k, v)| {
+        v.as_deref()
+            .map(|v| format!("{k}={}", crate::assoc_list::encode(v)))
+    })
+    .collect::<Vec<_>>()
+    .join("&");
     let mut spec = match &template {
         Some(t) => study::template(t).map_err(AppError::BadRequest)?,
         None => StudySpec::default(),
@@ -615,5 +645,20 @@ pub async fn studies(
         })
         .collect();
     page.charts = charts(&result.report);
-    Ok(page)
+    Ok(match format.as_deref() {
+        // The CLI's `study --format json` / `--format csv` rows.
+        Some("json") => Json(&result.report).into_response(),
+        Some("csv") => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (
+                    header::CONTENT_DISPOSITION,
+                    "attachment; filename=\"study.csv\"",
+                ),
+            ],
+            study::render_csv(&result.report),
+        )
+            .into_response(),
+        _ => page.into_response(),
+    })
 }
