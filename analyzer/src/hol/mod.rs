@@ -81,20 +81,13 @@ const EMPTY: Slot = Slot {
     flags: 0,
 };
 
-/// Waits of blocked messages: made at the first one (most streams never wait).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Delays {
-    pub(crate) ms: Samples,
-    pub(crate) sum_ms: f64,
-}
+/// Waits of blocked messages, ms (count, sum and quantiles: `Samples`): made at the first one
+/// (most streams never wait).
+type Delays = Option<Box<Samples>>;
 
-impl Delays {
-    #[inline]
-    fn push(d: &mut Option<Box<Delays>>, ms: f64) {
-        let d = d.get_or_insert_with(Box::default);
-        d.ms.push(ms);
-        d.sum_ms += ms;
-    }
+#[inline]
+fn push_wait(d: &mut Delays, ms: f64) {
+    d.get_or_insert_with(Box::default).push(ms);
 }
 
 /// The figures of one clock for a direction.
@@ -117,7 +110,7 @@ struct Clock {
     /// that waited, and how long.
     single_messages: u64,
     single_blocked: u64,
-    single_delays: Option<Box<Delays>>,
+    single_delays: Delays,
     /// Streams with waiting messages (the release check runs only then).
     waiting_streams: u32,
     /// TSNs this clock still needed were dropped (`MAX_WINDOW`): figures incomplete.
@@ -562,7 +555,7 @@ impl Dir {
                 let wait = t.saturating_sub(complete);
                 if wait > MIN_WAIT_NS {
                     c.single_blocked += 1;
-                    Delays::push(&mut c.single_delays, wait as f64 / 1e6);
+                    push_wait(&mut c.single_delays, wait as f64 / 1e6);
                 }
             }
             tsn = tsn.wrapping_add(1);

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::{Clock, Delays, Dir, MAX_STREAMS, MAX_WAITING, MIN_WAIT_NS, NO_STREAM};
+use super::{push_wait, Clock, Delays, Dir, MAX_STREAMS, MAX_WAITING, MIN_WAIT_NS, NO_STREAM};
 
 /// A complete message waiting for an earlier one of its stream.
 #[derive(Debug, Clone, Copy)]
@@ -23,7 +23,7 @@ pub(super) struct StreamClock {
     /// Ordered messages delivered (with or without waiting).
     pub(super) delivered: u64,
     pub(super) blocked: u64,
-    pub(super) delays: Option<Box<Delays>>,
+    pub(super) delays: Delays,
 }
 
 #[derive(Debug, Clone)]
@@ -170,7 +170,7 @@ impl Dir {
             let wait = t.saturating_sub(w.complete_ns);
             if wait > MIN_WAIT_NS {
                 sc.blocked += 1;
-                Delays::push(&mut sc.delays, wait as f64 / 1e6);
+                push_wait(&mut sc.delays, wait as f64 / 1e6);
             }
             sc.delivered += 1;
             sc.next = Some(next_number(w.number, wide));

@@ -67,10 +67,10 @@ impl Hol {
         let blocked_messages: u64 = sc.clone().map(|s| s.blocked).sum();
         let delays = sc.filter_map(|s| s.delays.as_deref());
         // + 0.0: an empty float sum is -0.0.
-        let delay_sum_ms: f64 = delays.clone().map(|d| d.sum_ms).sum::<f64>() + 0.0;
+        let delay_sum_ms: f64 = delays.clone().map(|d| d.sum()).sum::<f64>() + 0.0;
         let mut all = crate::infer::stats::Samples::default();
         for d in delays {
-            for &v in d.ms.values() {
+            for &v in d.values() {
                 all.push(v);
             }
         }
@@ -111,8 +111,8 @@ impl Hol {
             delay_ms,
             delay_sum_ms,
             single_stream_blocked_messages: c.single_blocked,
-            single_stream_delay_ms: c.single_delays.as_ref().and_then(|d| d.ms.dist()),
-            single_stream_delay_sum_ms: c.single_delays.as_ref().map_or(0.0, |d| d.sum_ms),
+            single_stream_delay_ms: c.single_delays.as_ref().and_then(|d| d.dist()),
+            single_stream_delay_sum_ms: c.single_delays.as_ref().map_or(0.0, |d| d.sum()),
             unattributed_messages: c.unattributed,
             streams: d.streams.len() as u64,
             evidence,
@@ -148,6 +148,6 @@ impl Hol {
         }
         let h = d.streams.iter().find(|h| h.sid == sid)?;
         let sc = &h.clocks[k];
-        Some((sc.blocked, sc.delays.as_ref().and_then(|d| d.ms.dist())))
+        Some((sc.blocked, sc.delays.as_ref().and_then(|d| d.dist())))
     }
 }

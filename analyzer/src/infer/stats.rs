@@ -62,6 +62,11 @@ impl Running {
         (self.n > 0).then_some(self.max)
     }
 
+    /// The sum, in the order the values came.
+    pub fn sum(&self) -> f64 {
+        self.sum
+    }
+
     /// The mean, summed in the order the values came.
     pub fn mean(&self) -> Option<f64> {
         (self.n > 0).then(|| self.sum / self.n as f64)
@@ -128,6 +133,11 @@ impl Samples {
 
     pub fn max(&self) -> Option<f64> {
         self.counts.max()
+    }
+
+    /// The sum of every sample, kept or not (`Running::sum`).
+    pub fn sum(&self) -> f64 {
+        self.counts.sum()
     }
 
     pub fn values(&self) -> &[f64] {
