@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use analyzer::analyze::{analyze_file, Options};
+use analyzer::analyze::Options;
 use analyzer::inputs::is_capture_name;
 use analyzer::report::CaptureReport;
 use analyzer::study::{self, Sample, StudyReport, StudySpec};
@@ -175,13 +175,11 @@ fn captures_in(dir: &Path) -> Vec<PathBuf> {
 /// One capture file's samples, with its sidecar parameters (the CLI's `study`); the samples
 /// are named by the file name.
 fn file_samples(p: &Path) -> Result<Vec<Sample>, String> {
-    let (params, _) = study::params::sidecar(p)?;
-    let c = analyze_file(p, &Options::default(), &mut |_| {}).map_err(|e| e.to_string())?;
-    let own = study::samples(&CaptureReport::from_analysis(&c), &Default::default());
+    let own = study::capture_samples(p, &Options::default(), None)?;
     let name = p
         .file_name()
         .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into());
-    Ok(study::cache::with_params(own, &params)
+    Ok(own
         .into_iter()
         .map(|mut s| {
             s.capture = name.clone();

@@ -224,7 +224,6 @@ fn run_study(args: StudyArgs) -> ExitCode {
         deadline_ms: args.deadline,
         ..Options::default()
     };
-    let cache_key = format!("deadline {:?} udp {:?}", args.deadline, opts.sctp_udp_ports);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -233,19 +232,7 @@ fn run_study(args: StudyArgs) -> ExitCode {
     let per_capture: Vec<Result<Vec<study::Sample>, String>> = worker_pool(jobs).install(|| {
         captures
             .par_iter()
-            .map(|p| {
-                let (params, _) = study::params::sidecar(p)?;
-                let cache = args.cache.as_deref();
-                if let Some(s) = cache.and_then(|dir| study::cache::load(dir, p, &cache_key)) {
-                    return Ok(study::cache::with_params(s, &params));
-                }
-                let c = analyze_file(p, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
-                let own = study::samples(&CaptureReport::from_analysis(&c), &Default::default());
-                if let Some(dir) = cache {
-                    study::cache::store(dir, p, &cache_key, &own)?;
-                }
-                Ok(study::cache::with_params(own, &params))
-            })
+            .map(|p| study::capture_samples(p, &opts, args.cache.as_deref()))
             .collect()
     });
     let mut failed = false;

@@ -136,6 +136,16 @@ pub const METRICS: &[(&str, &str)] = &[
 /// from its sidecar files, else inferred per direction: `params::inferred`).
 pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sample> {
     let mut out = Vec::new();
+    // The comparison rows name their association / connection by id: looked up once each (a
+    // capture may hold thousands).
+    let mut assocs = std::collections::HashMap::new();
+    for a in &r.associations {
+        assocs.entry(a.id).or_insert(a);
+    }
+    let mut flows = std::collections::HashMap::new();
+    for f in &r.tcp_flows {
+        flows.entry(f.id).or_insert(f);
+    }
     for row in &r.comparison {
         let mut m: BTreeMap<&'static str, f64> = BTreeMap::new();
         let mut put = |k: &'static str, v: Option<f64>| {
@@ -165,7 +175,7 @@ pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sampl
         );
         let mut inferred = BTreeMap::new();
         if row.transport == "sctp" {
-            let a = r.associations.iter().find(|a| a.id == row.id);
+            let a = assocs.get(&row.id).copied();
             let d = a.and_then(|a| a.directions.iter().find(|d| d.sender == row.sender));
             if let (Some(a), Some(d)) = (a, d) {
                 let fo = d.failovers.iter().find(|f| !f.spurious);
@@ -190,7 +200,7 @@ pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sampl
                     inferred.insert("stack".into(), Value::from(n));
                 }
             }
-        } else if let Some(f) = r.tcp_flows.iter().find(|f| f.id == row.id) {
+        } else if let Some(f) = flows.get(&row.id) {
             if let Some(d) = f.directions.iter().find(|d| d.sender == row.sender) {
                 put("latency_p95_ms", d.p95_transfer_ms);
             }
@@ -209,6 +219,31 @@ pub fn samples(r: &CaptureReport, params: &BTreeMap<String, Value>) -> Vec<Sampl
         });
     }
     out
+}
+
+/// The samples of the capture at `path`: its sidecar parameters over those inferred from its
+/// analysis, read back from the store `cache` (`cache::load`) when it holds them, stored there
+/// otherwise. What the CLI's `study` and the dashboard's Studies page both run per capture.
+pub fn capture_samples(
+    path: &std::path::Path,
+    opts: &crate::analyze::Options,
+    cache: Option<&std::path::Path>,
+) -> Result<Vec<Sample>, String> {
+    let (params, _) = params::sidecar(path)?;
+    // The options that change figures key the store.
+    let key = format!(
+        "deadline {:?} udp {:?}",
+        opts.deadline_ms, opts.sctp_udp_ports
+    );
+    if let Some(s) = cache.and_then(|dir| cache::load(dir, path, &key)) {
+        return Ok(cache::with_params(s, &params));
+    }
+    let c = crate::analyze::analyze_file(path, opts, &mut |_| {}).map_err(|e| e.to_string())?;
+    let own = samples(&CaptureReport::from_analysis(&c), &BTreeMap::new());
+    if let Some(dir) = cache {
+        cache::store(dir, path, &key, &own)?;
+    }
+    Ok(cache::with_params(own, &params))
 }
 
 /// The observed RTO of the first expiry in the chain of the direction's first real failover
