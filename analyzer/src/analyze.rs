@@ -134,6 +134,7 @@ impl CaptureAnalysis {
 }
 
 pub use crate::packet::TimeBase;
+pub use crate::pass_sink::{PassProgress, RowSink, CHUNK_BATCH};
 
 /// Collects warnings up to a bound, counting the rest.
 #[derive(Debug, Default)]
@@ -197,6 +198,37 @@ pub enum Ended {
     Tcp(TcpFlowReport),
 }
 
+/// Where a streaming pass sends what ended before the end of the capture.
+enum Emit<'a> {
+    None,
+    Reports(&'a mut dyn FnMut(Ended)),
+    Rows(&'a mut dyn RowSink),
+}
+
+/// A pass that hands every association to `sink` as it ends (with its rows, for tables) and
+/// the chunk rows in batches (see `RowSink`): memory holds only what is open, one chunk batch
+/// and the ended associations held for their late packets. The returned analysis holds the
+/// rest (open associations and connections, the last chunk rows, the capture's counters).
+pub fn analyze_reader_rows(
+    name: &str,
+    reader: CaptureReader,
+    opts: &Options,
+    sink: &mut dyn RowSink,
+) -> CaptureAnalysis {
+    run(name, reader, opts, &mut |_| {}, Emit::Rows(sink))
+}
+
+/// `analyze_reader_streaming` with progress in packets and associations as well as bytes.
+pub fn analyze_reader_progress(
+    name: &str,
+    reader: CaptureReader,
+    opts: &Options,
+    progress: &mut dyn FnMut(PassProgress),
+    emit: &mut dyn FnMut(Ended),
+) -> CaptureAnalysis {
+    run(name, reader, opts, progress, Emit::Reports(emit))
+}
+
 /// Opens and analyses one capture, handing each association to `emit` as soon as it ends
 /// (SHUTDOWN-COMPLETE or ABORT), and each TCP connection once it is retired, and dropping them:
 /// memory then stays flat however many associations and connections a capture holds. The
@@ -232,22 +264,57 @@ pub fn analyze_reader_streaming(
     reader: CaptureReader,
     opts: &Options,
     progress: &mut dyn FnMut(u64),
-    mut emit: Option<&mut dyn FnMut(Ended)>,
+    emit: Option<&mut dyn FnMut(Ended)>,
 ) -> CaptureAnalysis {
-    let mut pass = Pass::new(opts, emit.is_some());
+    let emit = match emit {
+        Some(e) => Emit::Reports(e),
+        None => Emit::None,
+    };
+    run(
+        name,
+        reader,
+        opts,
+        &mut |p: PassProgress| progress(p.bytes),
+        emit,
+    )
+}
+
+/// The pass behind every entry point above.
+fn run(
+    name: &str,
+    reader: CaptureReader,
+    opts: &Options,
+    progress: &mut dyn FnMut(PassProgress),
+    mut emit: Emit<'_>,
+) -> CaptureAnalysis {
+    let rows = matches!(emit, Emit::Rows(_));
+    let mut pass = Pass::new(opts, !matches!(emit, Emit::None));
+    pass.stream_chunks = rows;
     let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline);
-    let mut out = |o: Out| match o {
-        Out::Ended(first_ns, assoc) => {
-            if let Some(emit) = emit.as_mut() {
-                emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
-            }
+    let mut out = |o: Out| match (o, &mut emit) {
+        (Out::Ended(first_ns, assoc), Emit::Reports(emit)) => {
+            emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
         }
-        Out::TcpRetired(first_ns, flow) => {
-            if let Some(emit) = emit.as_mut() {
-                emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
-            }
+        (Out::Ended(first_ns, mut assoc), Emit::Rows(sink)) => {
+            assoc.timer_model_from_stack();
+            assoc.infer.finish_ended(opts.keep_rows);
+            sink.association(TimeBase { first_ns }, assoc);
         }
-        Out::Progress(bytes) => progress(bytes),
+        (Out::TcpRetired(first_ns, flow), Emit::Reports(emit)) => {
+            emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
+        }
+        (Out::TcpRetired(first_ns, flow), Emit::Rows(sink)) => {
+            sink.tcp_flow(TimeBase { first_ns }, flow);
+        }
+        (Out::Chunks(first_ns, rows), Emit::Rows(sink)) => {
+            sink.chunks(TimeBase { first_ns }, *rows);
+        }
+        (Out::Progress(p), Emit::Rows(sink)) => {
+            sink.progress(p);
+            progress(p);
+        }
+        (Out::Progress(p), _) => progress(p),
+        (Out::Ended(..) | Out::TcpRetired(..) | Out::Chunks(..), _) => {}
     };
     let (pass, end) = if opts.pipeline {
         std::thread::scope(|s| {
@@ -391,8 +458,10 @@ enum Out {
     Ended(Option<i64>, Box<Association>),
     /// A TCP connection retired, with the capture's time base.
     TcpRetired(Option<i64>, Box<crate::tcp::TcpFlow>),
-    /// Input bytes consumed so far.
-    Progress(u64),
+    /// How far the pass is.
+    Progress(PassProgress),
+    /// Chunk rows of the packets analysed since the last hand-over (`RowSink` passes only).
+    Chunks(Option<i64>, Box<ChunkRows>),
 }
 
 /// The report of an association that ended (`AssocInfer::finish_ended`, as `Pass::chunk` does
@@ -424,11 +493,16 @@ struct Pass<'o> {
     tracker: Tracker,
     tcp: crate::tcp::TcpTracker,
     chunks: Option<ChunkRows>,
+    /// Hand the chunk rows on in batches (`Out::Chunks`) instead of keeping them all.
+    stream_chunks: bool,
     warnings: Warnings,
     /// Timestamp of the capture's first frame (the time base of emitted reports).
     first_ns: Option<i64>,
     sctp_packets: u64,
     bad_checksums: u64,
+    /// SCTP and TCP packets analysed, and associations met (progress).
+    packets: u64,
+    associations: u64,
 }
 
 impl<'o> Pass<'o> {
@@ -454,10 +528,13 @@ impl<'o> Pass<'o> {
                 t
             },
             chunks: opts.keep_chunks.then(ChunkRows::default),
+            stream_chunks: false,
             warnings: Warnings::default(),
             first_ns: None,
             sctp_packets: 0,
             bad_checksums: 0,
+            packets: 0,
+            associations: 0,
         }
     }
 
@@ -466,6 +543,7 @@ impl<'o> Pass<'o> {
         if self.first_ns.is_none() {
             self.first_ns = b.first_ns;
         }
+        self.packets += b.items.len() as u64;
         let mut warnings = std::mem::take(&mut b.warnings).into_iter().peekable();
         // Index of the item before which the next warning was met (one comparison per item).
         let mut next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
@@ -507,12 +585,25 @@ impl<'o> Pass<'o> {
     /// an ended association goes at once (holding them measured slower), retired TCP
     /// connections in groups.
     fn handover_due(&self) -> bool {
-        self.out.len() >= HANDOVER_TCP || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
+        self.out.len() >= HANDOVER_TCP
+            || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
+            || (self.stream_chunks && self.chunks.as_ref().is_some_and(|c| c.len() >= CHUNK_BATCH))
     }
 
-    /// What the pass hands on after a batch: retired associations, then progress.
+    /// What the pass hands on after a batch: retired associations, chunk rows (`RowSink`
+    /// passes, once a batch is full), then progress.
     fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
-        self.out.push(Out::Progress(input_bytes));
+        if self.stream_chunks {
+            if let Some(rows) = self.chunks.as_mut().filter(|c| c.len() >= CHUNK_BATCH) {
+                let rows = std::mem::take(rows);
+                self.out.push(Out::Chunks(self.first_ns, Box::new(rows)));
+            }
+        }
+        self.out.push(Out::Progress(PassProgress {
+            bytes: input_bytes,
+            packets: self.packets,
+            associations: self.associations,
+        }));
         self.out.drain(..)
     }
 
@@ -594,7 +685,10 @@ impl<'o> Pass<'o> {
                 sender,
                 path,
                 ended,
-            } => (a, sender, path, ended),
+            } => {
+                self.associations = self.associations.max(u64::from(a) + 1);
+                (a, sender, path, ended)
+            }
             Classified::Unassociated(why) => {
                 let first = FirstCopy {
                     assoc: None,

@@ -25,6 +25,7 @@ pub mod lifecycle;
 pub mod net;
 pub mod ordered;
 pub mod packet;
+pub mod pass_sink;
 pub mod report;
 pub mod report_infer;
 pub mod sctp;

@@ -11,6 +11,8 @@ use crate::sctp::chunk_type_name;
 
 mod infer;
 mod lifecycle;
+mod stream;
+pub use stream::{same_rows, TableStream};
 mod streams;
 mod study;
 pub use study::study;
