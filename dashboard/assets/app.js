@@ -66,7 +66,19 @@
     else location.href = "/";
   });
 
-  // A capture still being analysed: poll until it is done, then show the results.
+  // One line of progress: phase, bytes, packets and associations so far, time left.
+  function progressText(p) {
+    if (!p) return "";
+    let s = p.detail || p.phase;
+    if (p.phase === "reading" || p.phase === "writing_tables") {
+      s += ` · ${p.packets.toLocaleString()} packets, ${p.associations.toLocaleString()} associations`;
+      if (p.eta_s != null) s += ` · about ${Math.ceil(p.eta_s)} s left`;
+    }
+    return s;
+  }
+  window.sctpProgressText = progressText;
+
+  // A capture still being analysed: poll until its summary is published, then show it.
   const pending = document.getElementById("pending");
   if (pending) {
     const id = pending.dataset.id;
@@ -74,18 +86,45 @@
     const bar = document.getElementById("pending-progress");
     const detail = document.getElementById("pending-detail");
     const poll = async () => {
-      const r = await fetch(`/api/captures/${id}`);
+      const r = await fetch(`/api/captures/${id}?limit=0`);
       if (!r.ok) return;
       const c = await r.json();
       status.textContent = c.status;
       status.className = `status status-${c.status}`;
       if (c.progress && c.progress.total) {
         bar.value = c.progress.bytes / c.progress.total;
-        detail.textContent = `${Math.round((100 * c.progress.bytes) / c.progress.total)}%`;
+        detail.textContent = progressText(c.progress);
       }
       if (c.status === "done") location.reload();
       else if (c.status === "failed") detail.textContent = c.error || "failed";
       else setTimeout(poll, 500);
+    };
+    poll();
+  }
+
+  // The summary is shown, the tables are still being written: say how far, reload when ready.
+  // `tables-pending` is shown by the server (no table yet); `tables-wait` (pages whose charts
+  // need the tables) is shown here once the API says they are pending.
+  const tablesPending = document.getElementById("tables-pending") || document.getElementById("tables-wait");
+  if (tablesPending) {
+    const id = tablesPending.dataset.id;
+    const detail = document.getElementById(`${tablesPending.id}-detail`);
+    const poll = async () => {
+      const r = await fetch(`/api/captures/${id}?limit=0`);
+      if (!r.ok) return;
+      const c = await r.json();
+      const t = c.tables ? c.tables.status : "pending";
+      if (t === "ready") {
+        if (!tablesPending.hidden) location.reload();
+        return;
+      }
+      tablesPending.hidden = false;
+      if (t === "failed") {
+        detail.textContent = `failed: ${c.error || "unknown error"}`;
+        return;
+      }
+      detail.textContent = progressText(c.progress);
+      setTimeout(poll, 700);
     };
     poll();
   }

@@ -50,7 +50,8 @@
       xhr.upload.onprogress = (e) => {
         if (e.lengthComputable) {
           ui.bar.value = e.loaded / e.total;
-          ui.set(`uploading ${Math.round((100 * e.loaded) / e.total)}%`, "uploading");
+          ui.set(`uploading ${human(e.loaded)} of ${human(e.total)} (${Math.round((100 * e.loaded) / e.total)}%)` +
+            " · analysed as it arrives when a slot is free", "uploading");
         }
       };
       xhr.onload = () => {
@@ -58,7 +59,7 @@
         try { body = JSON.parse(xhr.responseText); } catch (_) { /* not JSON */ }
         if (xhr.status === 202 && body.captures && body.captures[0] && body.captures[0].id) {
           const c = body.captures[0];
-          ui.set(c.reused ? "already analysed" : "queued for analysis", "queued");
+          ui.set(c.reused ? "already analysed" : c.status === "running" ? "analysing" : "queued for analysis", "queued");
           return resolve(c.id);
         }
         const msg = body.error || (xhr.status === 413 ? `too large: the limit is ${human(max)}` : `HTTP ${xhr.status}`);
@@ -78,11 +79,13 @@
       const r = await fetch(`/api/captures/${id}`, { headers: { Accept: "application/json" } });
       const c = await r.json();
       if (c.status === "done") {
+        // The summary is published (the tables follow in the background).
         ui.bar.value = 1;
         const a = document.createElement("a");
         a.href = `/captures/${id}`;
         a.textContent = "results";
-        ui.set("analysed: ", "done");
+        const tables = c.tables && c.tables.status === "ready" ? "" : " (tables being written)";
+        ui.set(`analysed${tables}: `, "done");
         ui.li.querySelector(".state").appendChild(a);
         return id;
       }
@@ -92,7 +95,8 @@
       }
       const p = c.progress && c.progress.total ? c.progress.bytes / c.progress.total : 0;
       ui.bar.value = p;
-      ui.set(c.status === "running" ? `analysing ${Math.round(100 * p)}%` : "queued for analysis", "analysing");
+      const text = window.sctpProgressText ? window.sctpProgressText(c.progress) : "";
+      ui.set(c.status === "running" ? `analysing: ${text}` : text || "queued for analysis", "analysing");
       await new Promise((res) => setTimeout(res, 400));
     }
   }

@@ -80,7 +80,33 @@ pub(crate) fn summary(r: &CaptureReport) -> Value {
     })
 }
 
-fn entry_json(e: &Entry, with_result: bool) -> Value {
+/// The `progress` object of a capture: phase, bytes of the current pass, packets and
+/// associations so far, time left, queue position.
+pub(crate) fn progress_json(state: &AppState, e: &Entry) -> Value {
+    e.progress.json(state.store().queue_position(&e.meta.id))
+}
+
+/// The tables of a capture, or 409 while they are being written (with how far).
+pub(crate) fn ready_tables(state: &AppState, e: &Entry) -> Result<(), AppError> {
+    if e.tables_ready() {
+        return Ok(());
+    }
+    if e.meta.tables == crate::store::Tables::Failed {
+        return Err(AppError::NotReady(format!(
+            "the tables of {} could not be written: {}",
+            e.meta.name,
+            e.meta.error.as_deref().unwrap_or("unknown error")
+        )));
+    }
+    let p = progress_json(state, e);
+    Err(AppError::NotReady(format!(
+        "the tables of {} are not written yet ({}); this page refreshes by itself",
+        e.meta.name,
+        p["detail"].as_str().unwrap_or("queued")
+    )))
+}
+
+fn entry_json(state: &AppState, e: &Entry, with_result: bool) -> Value {
     let mut v = json!({
         "id": e.meta.id,
         "name": e.meta.name,
@@ -89,7 +115,11 @@ fn entry_json(e: &Entry, with_result: bool) -> Value {
         "size": e.meta.size,
         "uploaded_unix": e.meta.uploaded_unix,
         "analysis_ms": e.meta.analysis_ms,
-        "progress": { "bytes": e.progress_bytes().min(e.meta.size), "total": e.meta.size },
+        "progress": progress_json(state, e),
+        "tables": {
+            "status": if e.meta.status == Status::Done { e.meta.tables.as_str() } else { "pending" },
+            "ms": e.meta.tables_ms,
+        },
     });
     if let Some(r) = &e.report {
         v["summary"] = summary(r);
@@ -119,7 +149,7 @@ pub async fn upload(
         return Err(AppError::TooLarge { limit });
     }
     let mp = mp.map_err(|e| AppError::BadRequest(format!("expected multipart/form-data: {e}")))?;
-    let received = upload::receive(&state, mp).await?;
+    let received = upload::receive(&state, mp, declared).await?;
     if received.iter().all(|r| r.id.is_none()) {
         let msg = received
             .iter()
@@ -199,7 +229,7 @@ pub async fn list(
         .iter()
         .skip(offset)
         .take(limit.unwrap_or(usize::MAX))
-        .map(|e| entry_json(e, false))
+        .map(|e| entry_json(&state, e, false))
         .collect();
     Ok(Json(json!({
         "captures": v,
@@ -264,7 +294,8 @@ pub async fn get(
         }
         let path = state.store().report_path(&e.meta.id);
         if let Ok(report) = tokio::fs::read(&path).await {
-            let head = serde_json::to_vec(&entry_json(&e, false)).map_err(AppError::internal)?;
+            let head =
+                serde_json::to_vec(&entry_json(&state, &e, false)).map_err(AppError::internal)?;
             if head.last() == Some(&b'}') && head.len() > 2 && !report.is_empty() {
                 let mut body = Vec::with_capacity(head.len() + report.len() + 16);
                 body.extend_from_slice(&head[..head.len() - 1]);
@@ -279,7 +310,7 @@ pub async fn get(
             }
         }
     }
-    Ok(Json(entry_json(&e, true)).into_response())
+    Ok(Json(entry_json(&state, &e, true)).into_response())
 }
 
 /// The paginated answer of `get` (see there).
@@ -345,7 +376,7 @@ fn paged_result(
         "next_offset": (next < r.associations.len() || t1 < r.tcp_flows.len())
             .then_some(next.max(t1)),
     });
-    let mut out = serde_json::to_vec(&entry_json(e, false)).map_err(AppError::internal)?;
+    let mut out = serde_json::to_vec(&entry_json(state, e, false)).map_err(AppError::internal)?;
     out.pop(); // '}'
     let mut v = serde_json::to_vec(&*head).map_err(AppError::internal)?;
     v.pop();
@@ -405,7 +436,8 @@ pub async fn assoc_chart(
     q: Result<Query<ChartParams>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let p = params(q)?;
-    let (_, report) = done_report(&state, &id)?;
+    let (e, report) = done_report(&state, &id)?;
+    ready_tables(&state, &e)?;
     let a = find_assoc(&report, &n)?;
     if !charts::KINDS.contains(&kind.as_str()) {
         return Err(AppError::NotFound(format!("chart {kind}")));
@@ -426,7 +458,8 @@ pub async fn compare_chart(
     q: Result<Query<ChartParams>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let p = params(q)?;
-    let (_, report) = done_report(&state, &id)?;
+    let (e, report) = done_report(&state, &id)?;
+    ready_tables(&state, &e)?;
     if kind != "throughput" && kind != "gaps" {
         return Err(AppError::NotFound(format!("chart {kind}")));
     }
@@ -442,6 +475,7 @@ pub async fn table_download(
     Path((id, file)): Path<(String, String)>,
 ) -> Result<Response, AppError> {
     let (e, _) = done_report(&state, &id)?;
+    ready_tables(&state, &e)?;
     let (name, ext) = file
         .rsplit_once('.')
         .ok_or_else(|| AppError::NotFound(format!("table {file}")))?;

@@ -1,120 +1,286 @@
-//! Background analysis: each capture is analysed with the analyzer library in `spawn_blocking`,
-//! behind a bounded semaphore, and its results (report JSON + Parquet tables) written atomically.
+//! Background analysis, in two streaming passes behind a bounded number of slots (queued beyond,
+//! in order): the summary pass (the CLI's `--format json` pass: associations summarised as they
+//! end, no rows) publishes the report the moment it ends, possibly having started while the
+//! upload still arrived (`start_during_upload`); then the table pass reads the capture again and
+//! writes every table to Parquet in row groups as the pass produces them
+//! (`analyzer::frames::TableStream`), into `tables.tmp/`, renamed to `tables/` once complete.
+//! Memory stays flat in the capture size (the summary's reports aside).
 
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
-use analyzer::analyze::{analyze_reader, Options};
+use analyzer::analyze::{self, Ended, Options};
 use analyzer::capture::CaptureReader;
-use analyzer::frames::{self, TableFormat};
-use analyzer::report::CaptureReport;
+use analyzer::frames::TableStream;
+use analyzer::report::{AssocReport, CaptureReport};
+use analyzer::tcp::TcpFlowReport;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::task::JoinHandle;
 
+use crate::progress::{Phase, Progress};
 use crate::store::{write_atomic, Store};
+use crate::tail::TailReader;
 use crate::AppState;
 
-/// Queues the analysis of a stored capture; it starts when a permit is free.
-pub fn enqueue(state: &AppState, id: String) {
+/// Captures up to this size have their compare-chart rows loaded right after their tables (a
+/// larger one's rows would take memory in proportion; its page loads them on demand).
+const PRELOAD_MAX_BYTES: u64 = 64 << 20;
+
+/// A summary pass started while its upload was still arriving, with its slot.
+pub struct Early {
+    permit: OwnedSemaphorePermit,
+    pass: JoinHandle<Result<CaptureReport, String>>,
+    pub progress: Arc<Progress>,
+    started: Instant,
+}
+
+/// Starts the summary pass of an upload as it arrives, when a slot is free at once (otherwise
+/// the capture is queued once stored). `total` is the expected size (the request's length).
+pub fn start_during_upload(
+    state: &AppState,
+    name: &str,
+    reader: TailReader,
+    total: u64,
+) -> Option<Early> {
+    let permit = state
+        .inner
+        .analysis_slots
+        .clone()
+        .try_acquire_owned()
+        .ok()?;
+    let progress = Arc::new(Progress::new(total));
+    progress.set_received(0);
+    progress.start(Phase::Reading);
+    let (p, name) = (progress.clone(), name.to_string());
+    let pass = tokio::task::spawn_blocking(move || {
+        let reader = CaptureReader::from_read(Box::new(reader)).map_err(|e| e.to_string())?;
+        Ok(summary_pass(&name, reader, &p))
+    });
+    Some(Early {
+        permit,
+        pass,
+        progress,
+        started: Instant::now(),
+    })
+}
+
+/// Queues the analysis of a stored capture; it starts when a slot is free. With `early`, the
+/// summary pass already runs (and holds a slot).
+pub fn enqueue(state: &AppState, id: String, early: Option<Early>) {
+    let state = state.clone();
+    tokio::spawn(async move { run(state, id, early).await });
+}
+
+/// Queues the table pass of a capture whose summary is published (tables lost at a stop).
+pub fn enqueue_tables(state: &AppState, id: String) {
     let state = state.clone();
     tokio::spawn(async move {
-        let Ok(permit) = state.inner.analysis_slots.clone().acquire_owned().await else {
-            return;
-        };
-        let Some(entry) = state.store().get(&id) else {
-            return;
-        };
-        if !state.store().set_running(&id) {
-            return;
-        }
-        let start = Instant::now();
-        let st = state.clone();
-        let id2 = id.clone();
-        let name = entry.meta.name.clone();
-        let progress = entry.progress.clone();
-        let outcome =
-            tokio::task::spawn_blocking(move || analyse(st.store(), &id2, &name, &progress))
-                .await
-                .unwrap_or_else(|e| {
-                    tracing::error!("{id}: analysis task failed: {e}");
-                    Err("the analysis stopped unexpectedly".to_string())
-                });
-        let ms = start.elapsed().as_millis() as u64;
-        match &outcome {
-            Ok(_) => tracing::info!("{id}: analysed in {ms} ms"),
-            Err(e) => tracing::warn!("{id}: analysis failed: {e}"),
-        }
-        state.invalidate_cache(&id);
-        let duration = outcome.as_ref().ok().map(|r| r.duration_s);
-        if let Err(e) = state.store().finish(&id, outcome, ms) {
-            tracing::error!("{id}: saving the outcome: {e}");
-        }
-        // The compare charts read every association's rows: load them now, so that the first
-        // chart request after the analysis does not wait for the tables.
+        state.store().queue_push(&id);
+        let permit = state.inner.analysis_slots.clone().acquire_owned().await;
+        state.store().queue_remove(&id);
+        let Ok(permit) = permit else { return };
+        tables(&state, &id).await;
         drop(permit);
-        if let Some(duration) = duration {
-            if let Err(e) = state.assoc_data(&id, None, duration).await {
-                tracing::warn!("{id}: loading the compare chart data: {e}");
-            }
-        }
     });
 }
 
-/// Analyses one stored capture and writes its results; the error is shown to the user.
-fn analyse(
-    store: &Store,
-    id: &str,
-    name: &str,
-    progress: &AtomicU64,
-) -> Result<CaptureReport, String> {
-    let reader = CaptureReader::open(&store.capture_path(id)).map_err(|e| e.to_string())?;
+async fn run(state: AppState, id: String, early: Option<Early>) {
+    let (permit, start, outcome) = match early {
+        Some(e) => {
+            if !state.store().set_running(&id) {
+                e.pass.abort();
+                return;
+            }
+            let outcome = e.pass.await.unwrap_or_else(|e| {
+                tracing::error!("analysis task failed: {e}");
+                Err("the analysis stopped unexpectedly".to_string())
+            });
+            (e.permit, e.started, outcome)
+        }
+        None => {
+            state.store().queue_push(&id);
+            let permit = state.inner.analysis_slots.clone().acquire_owned().await;
+            state.store().queue_remove(&id);
+            let Ok(permit) = permit else { return };
+            let Some(entry) = state.store().get(&id) else {
+                return;
+            };
+            if !state.store().set_running(&id) {
+                return;
+            }
+            entry.progress.start(Phase::Reading);
+            let start = Instant::now();
+            let st = state.clone();
+            let id2 = id.clone();
+            let outcome = tokio::task::spawn_blocking(move || {
+                let reader = CaptureReader::open(&st.store().capture_path(&id2))
+                    .map_err(|e| e.to_string())?;
+                Ok(summary_pass(&entry.meta.name, reader, &entry.progress))
+            })
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!("{id}: analysis task failed: {e}");
+                Err("the analysis stopped unexpectedly".to_string())
+            });
+            (permit, start, outcome)
+        }
+    };
+    // The summary is published: report.json first (atomically), then the state.
+    let st = state.clone();
+    let id2 = id.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let report = outcome?;
+        publish(st.store(), &id2, &report).map_err(|e| {
+            tracing::error!("{id2}: writing the report: {e}");
+            "writing the results failed".to_string()
+        })?;
+        Ok(report)
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("the analysis stopped unexpectedly: {e}")));
+    let ms = start.elapsed().as_millis() as u64;
+    match &outcome {
+        Ok(_) => tracing::info!("{id}: summary in {ms} ms"),
+        Err(e) => tracing::warn!("{id}: analysis failed: {e}"),
+    }
+    state.invalidate_cache(&id);
+    let published = match state.store().finish(&id, outcome, ms) {
+        Ok(ok) => ok,
+        Err(e) => {
+            tracing::error!("{id}: saving the outcome: {e}");
+            false
+        }
+    };
+    if published {
+        tables(&state, &id).await;
+    }
+    drop(permit);
+}
+
+/// Runs the table pass of `id` (its slot held by the caller) and records the outcome.
+async fn tables(state: &AppState, id: &str) {
+    let Some(entry) = state.store().get(id) else {
+        return;
+    };
+    entry.progress.start(Phase::Tables);
+    let start = Instant::now();
+    let st = state.clone();
+    let id2 = id.to_string();
+    let outcome = tokio::task::spawn_blocking(move || {
+        table_pass(st.store(), &id2, &entry.meta.name, &entry.progress)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        tracing::error!("{id}: table task failed: {e}");
+        Err("writing the tables stopped unexpectedly".to_string())
+    });
+    let ms = start.elapsed().as_millis() as u64;
+    match &outcome {
+        Ok(()) => tracing::info!("{id}: tables in {ms} ms"),
+        Err(e) => tracing::warn!("{id}: tables failed: {e}"),
+    }
+    state.invalidate_cache(id);
+    if let Err(e) = state.store().tables_finished(id, outcome, ms) {
+        tracing::error!("{id}: saving the outcome: {e}");
+    }
+    // The compare charts read every association's rows: load them now for a small capture, so
+    // that the first chart request does not wait for the tables.
+    if let Some(e) = state.store().get(id) {
+        if let (true, Some(r)) = (
+            e.tables_ready() && e.meta.size <= PRELOAD_MAX_BYTES,
+            &e.report,
+        ) {
+            if let Err(err) = state.assoc_data(id, None, r.duration_s).await {
+                tracing::warn!("{id}: loading the compare chart data: {err}");
+            }
+        }
+    }
+}
+
+/// The summary pass: the CLI's JSON streaming pass (no rows kept), its report gathered with
+/// the associations in id order as the CLI writes them.
+fn summary_pass(name: &str, reader: CaptureReader, progress: &Progress) -> CaptureReport {
     let opts = Options {
+        keep_rows: false,
+        keep_chunks: false,
+        ..Options::default()
+    };
+    let mut assocs: Vec<AssocReport> = Vec::new();
+    let mut flows: Vec<TcpFlowReport> = Vec::new();
+    let analysis = analyze::analyze_reader_progress(
+        name,
+        reader,
+        &opts,
+        &mut |p| progress.update(p),
+        &mut |e| match e {
+            Ended::Assoc(a) => assocs.push(a),
+            Ended::Tcp(f) => flows.push(f),
+        },
+    );
+    let mut report = CaptureReport::from_analysis(&analysis);
+    drop(analysis);
+    assocs.append(&mut report.associations);
+    assocs.sort_by_key(|a| a.id);
+    // Retired connections first, in the order they were retired, then the others (as the CLI).
+    flows.append(&mut report.tcp_flows);
+    report.comparison = analyzer::compare::rows(&assocs, &flows);
+    report.associations = assocs;
+    report.tcp_flows = flows;
+    report
+}
+
+/// Writes the report; stale tables of an earlier analysis go first.
+fn publish(store: &Store, id: &str, report: &CaptureReport) -> std::io::Result<()> {
+    let json = serde_json::to_vec(report).map_err(std::io::Error::other)?;
+    write_atomic(&store.report_path(id), &json)?;
+    let old = store.tables_dir(id);
+    if old.exists() {
+        fs::remove_dir_all(&old)?;
+    }
+    Ok(())
+}
+
+/// The table pass: every table streamed to `tables.tmp/`, each file synced, the directory
+/// renamed to `tables/` at the end (a table is served only once all are complete).
+fn table_pass(store: &Store, id: &str, name: &str, progress: &Arc<Progress>) -> Result<(), String> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        tracing::error!("{id}: {what}: {e}");
+        format!("{what} failed")
+    };
+    let staging = store.tables_staging(id);
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(|e| fail("clearing old tables", &e))?;
+    }
+    // Not create_dir_all: when the capture was deleted meanwhile, this fails.
+    fs::create_dir(&staging).map_err(|e| fail("writing the tables", &e))?;
+    let reader = CaptureReader::open(&store.capture_path(id))
+        .map_err(|e| fail("reading the capture", &e))?;
+    // The CLI's options for `--format parquet`.
+    let opts = Options {
+        keep_rows: true,
         keep_chunks: true,
         ..Options::default()
     };
-    let analysis = analyze_reader(name, reader, &opts, &mut |n| {
-        progress.store(n, Ordering::Relaxed)
-    });
-    let report = CaptureReport::from_analysis(&analysis);
-    let tables = frames::capture_tables(&analysis).map_err(|e| {
-        tracing::error!("{id}: building tables: {e}");
-        "building the tables failed".to_string()
-    })?;
+    let mut sink = TableStream::new(&staging, name);
+    let p = progress.clone();
+    sink.on_progress(move |x| p.update(x));
+    let analysis = analyze::analyze_reader_rows(name, reader, &opts, &mut sink);
+    sink.finish(&analysis)
+        .map_err(|e| fail("writing the tables", &e))?;
     drop(analysis);
-    write_results(store, id, &report, tables).map_err(|e| {
-        tracing::error!("{id}: writing results: {e}");
-        "writing the results failed".to_string()
-    })?;
-    Ok(report)
+    sync_dir_files(&staging).map_err(|e| fail("writing the tables", &e))?;
+    fs::rename(&staging, store.tables_dir(id)).map_err(|e| fail("writing the tables", &e))?;
+    Ok(())
 }
 
-/// Tables go to a fresh directory renamed over `tables/`; the report last, so a report on disk
-/// always has its tables.
-fn write_results(
-    store: &Store,
-    id: &str,
-    report: &CaptureReport,
-    tables: Vec<frames::Table>,
-) -> std::io::Result<()> {
-    let dir = store.capture_dir(id);
-    let _ = fs::remove_file(store.report_path(id));
-    let staging = dir.join("tables.tmp");
-    if staging.exists() {
-        fs::remove_dir_all(&staging)?;
+/// Syncs every file of `dir` and the directory itself.
+fn sync_dir_files(dir: &Path) -> std::io::Result<()> {
+    for e in fs::read_dir(dir)? {
+        fs::File::open(e?.path())?.sync_all()?;
     }
-    // Not create_dir_all: when the capture was deleted meanwhile, this fails.
-    fs::create_dir(&staging)?;
-    for mut t in tables {
-        let p = staging.join(format!("{}.parquet", t.name));
-        frames::write_table(&mut t.df, &p, TableFormat::Parquet).map_err(std::io::Error::other)?;
-    }
-    let final_dir = store.tables_dir(id);
-    if final_dir.exists() {
-        fs::remove_dir_all(&final_dir)?;
-    }
-    fs::rename(&staging, &final_dir)?;
-    let json = serde_json::to_vec(report).map_err(std::io::Error::other)?;
-    write_atomic(&store.report_path(id), &json)
+    fs::File::open(dir)?.sync_all()
 }
 
 /// Checks that a file opens as a capture (pcap/pcapng, gzip or not): the analyzer's error names

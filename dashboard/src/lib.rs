@@ -26,11 +26,13 @@ mod hol_view;
 mod jobs;
 mod lifecycle;
 mod pages;
+pub mod progress;
 pub mod series;
 pub mod store;
 mod streams_view;
 mod studies;
 mod tables;
+mod tail;
 mod upload;
 mod views;
 
@@ -51,7 +53,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Largest upload (bytes, all files of one request together).
     pub max_upload: u64,
-    /// Analyses running at once.
+    /// Analyses running at once (more wait in line).
     pub analysis_workers: usize,
     /// When set, every request needs this token (bearer header, cookie or `?token=`).
     pub token: Option<String>,
@@ -110,8 +112,11 @@ impl AppState {
                 studies: Mutex::new(Vec::new()),
             }),
         };
-        for id in requeue {
-            jobs::enqueue(&state, id);
+        for id in requeue.full {
+            jobs::enqueue(&state, id, None);
+        }
+        for id in requeue.tables {
+            jobs::enqueue_tables(&state, id);
         }
         Ok(state)
     }

@@ -1,18 +1,21 @@
 //! Storage of uploads and results under the data dir, keyed by the SHA-256 of the content:
 //! `captures/<id>/{capture, meta.json, report.json, tables/<name>.parquet}`. Every file is written
-//! atomically (temp file + rename); uploaded names are only shown, never used as paths.
+//! atomically (temp file + rename); uploaded names are only shown, never used as paths. The
+//! report (the summary) is published first; the tables are written into `tables.tmp/` after it
+//! and renamed to `tables/` whole, so a table is served only once all of them are complete.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use analyzer::report::CaptureReport;
 use serde::{Deserialize, Serialize};
 use tempfile::NamedTempFile;
+
+use crate::progress::{Phase, Progress};
 
 /// Layout version of `meta.json` + results; a stored result of another version is re-analysed.
 pub const RESULT_VERSION: u32 = 1;
@@ -51,26 +54,65 @@ pub struct Meta {
     pub analysis_ms: Option<u64>,
     /// `RESULT_VERSION` and the report `VERSION` the results were written with.
     pub result_version: Option<(u32, u32)>,
+    /// The tables (Parquet), written after the summary (`status` done).
+    #[serde(default)]
+    pub tables: Tables,
+    /// Wall time of the table pass in ms.
+    #[serde(default)]
+    pub tables_ms: Option<u64>,
+}
+
+/// Where the tables of a capture are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tables {
+    /// Not written yet (queued or being written).
+    #[default]
+    Pending,
+    Ready,
+    Failed,
+}
+
+impl Tables {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tables::Pending => "pending",
+            Tables::Ready => "ready",
+            Tables::Failed => "failed",
+        }
+    }
 }
 
 /// One capture in memory: its meta, analysis progress and (when done) its report.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub meta: Meta,
-    /// Input bytes read so far by a running analysis.
-    pub progress: Arc<AtomicU64>,
+    /// Phase and figures of a running analysis.
+    pub progress: Arc<Progress>,
     pub report: Option<Arc<CaptureReport>>,
 }
 
 impl Entry {
-    pub fn progress_bytes(&self) -> u64 {
-        self.progress.load(Ordering::Relaxed)
+    /// Whether the tables are all written (then they are served).
+    pub fn tables_ready(&self) -> bool {
+        self.meta.status == Status::Done && self.meta.tables == Tables::Ready
     }
+}
+
+/// What `Store::open` found unfinished.
+#[derive(Debug, Default)]
+pub struct Requeue {
+    /// Whole analyses.
+    pub full: Vec<String>,
+    /// Table passes (the summary is served).
+    pub tables: Vec<String>,
 }
 
 pub struct Store {
     dir: PathBuf,
     entries: RwLock<BTreeMap<String, Entry>>,
+    /// Captures waiting for an analysis slot, in the order they will get one.
+    queue: Mutex<Vec<String>>,
 }
 
 /// A capture id: 64 lowercase hex digits (anything else is rejected before touching the disk).
@@ -119,8 +161,9 @@ pub fn display_name(raw: &str) -> String {
 
 impl Store {
     /// Opens (creating) the data dir and loads every stored capture. Returns the store and the ids
-    /// whose analysis must (re)start: unfinished at the last stop, or results missing or stale.
-    pub fn open(dir: &Path) -> io::Result<(Store, Vec<String>)> {
+    /// whose analysis must (re)start: unfinished at the last stop, or results missing or stale;
+    /// and those whose summary is published but whose tables are not written.
+    pub fn open(dir: &Path) -> io::Result<(Store, Requeue)> {
         fs::create_dir_all(dir.join("captures"))?;
         let tmp = dir.join("tmp");
         if tmp.exists() {
@@ -131,8 +174,10 @@ impl Store {
         let store = Store {
             dir: dir.to_path_buf(),
             entries: RwLock::new(BTreeMap::new()),
+            queue: Mutex::new(Vec::new()),
         };
         let mut requeue = Vec::new();
+        let mut tables_requeue = Vec::new();
         let mut ids: Vec<String> = fs::read_dir(dir.join("captures"))?
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
@@ -165,14 +210,63 @@ impl Store {
                 meta.status = Status::Queued;
                 requeue.push(id.clone());
             }
+            // Tables exist only whole (`tables/`, renamed from `tables.tmp/` when complete):
+            // a stop while writing them leaves the summary, and they are written again.
+            let staging = store.capture_dir(&id).join("tables.tmp");
+            if staging.exists() {
+                fs::remove_dir_all(&staging)?;
+            }
+            if meta.status == Status::Done {
+                let have = store.tables_dir(&id).is_dir();
+                if meta.tables == Tables::Ready && !have {
+                    meta.tables = Tables::Pending;
+                }
+                if meta.tables == Tables::Pending && have {
+                    // Renamed in place, the meta not yet saved: complete.
+                    meta.tables = Tables::Ready;
+                }
+                if meta.tables == Tables::Pending {
+                    tables_requeue.push(id.clone());
+                }
+            }
+            let progress = Progress::new(meta.size);
+            progress.set_phase(match (meta.status, meta.tables) {
+                (Status::Done, Tables::Ready) => Phase::Done,
+                (Status::Failed, _) | (Status::Done, Tables::Failed) => Phase::Failed,
+                _ => Phase::Queued,
+            });
             let entry = Entry {
                 meta,
-                progress: Arc::new(AtomicU64::new(0)),
+                progress: Arc::new(progress),
                 report: report.map(Arc::new),
             };
             store.write().insert(id, entry);
         }
-        Ok((store, requeue))
+        Ok((
+            store,
+            Requeue {
+                full: requeue,
+                tables: tables_requeue,
+            },
+        ))
+    }
+
+    /// 1-based position of `id` among the captures waiting for a slot.
+    pub fn queue_position(&self, id: &str) -> Option<usize> {
+        let q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.iter().position(|x| x == id).map(|i| i + 1)
+    }
+
+    pub fn queue_push(&self, id: &str) {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        q.push(id.to_string());
+    }
+
+    pub fn queue_remove(&self, id: &str) {
+        let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = q.iter().position(|x| x == id) {
+            q.remove(i);
+        }
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, Entry>> {
@@ -211,6 +305,11 @@ impl Store {
 
     pub fn tables_dir(&self, id: &str) -> PathBuf {
         self.capture_dir(id).join("tables")
+    }
+
+    /// Where a table pass writes before its tables are complete.
+    pub fn tables_staging(&self, id: &str) -> PathBuf {
+        self.capture_dir(id).join("tables.tmp")
     }
 
     /// The Parquet file of table `name` (validated), if it exists.
@@ -262,13 +361,17 @@ impl Store {
     /// Stores an uploaded (already hashed and checked) temp file under `id`. When the content is
     /// stored already, the temp file is dropped and `false` returned with the existing entry
     /// (a failed analysis is queued again).
+    /// `progress` is that of a pass started during the upload, if one was.
     pub fn insert(
         &self,
         tmp: NamedTempFile,
         id: &str,
         name: &str,
         size: u64,
+        progress: Option<Arc<Progress>>,
     ) -> io::Result<(Entry, bool)> {
+        let progress = progress.unwrap_or_else(|| Arc::new(Progress::new(size)));
+        progress.set_total(size);
         // Sync before taking the lock: readers must not wait for the disk.
         tmp.as_file().sync_all()?;
         let mut map = self.write();
@@ -278,6 +381,7 @@ impl Store {
             }
             e.meta.status = Status::Queued;
             e.meta.error = None;
+            e.progress = progress;
             self.save_meta(&e.meta)?;
             return Ok((e.clone(), true));
         }
@@ -297,11 +401,13 @@ impl Store {
             error: None,
             analysis_ms: None,
             result_version: None,
+            tables: Tables::Pending,
+            tables_ms: None,
         };
         self.save_meta(&meta)?;
         let entry = Entry {
             meta,
-            progress: Arc::new(AtomicU64::new(0)),
+            progress,
             report: None,
         };
         map.insert(id.to_string(), entry.clone());
@@ -315,36 +421,69 @@ impl Store {
             return false;
         };
         e.meta.status = Status::Running;
-        e.progress.store(0, Ordering::Relaxed);
         // Running is not persisted: a stop while running re-queues from `Queued` anyway.
         true
     }
 
-    /// Records the outcome of an analysis (the result files are written already).
+    /// Records the outcome of the summary pass (`report.json` is written already); the
+    /// tables are pending after a success. False when the capture was deleted meanwhile.
     pub fn finish(
         &self,
         id: &str,
         outcome: Result<CaptureReport, String>,
         analysis_ms: u64,
-    ) -> io::Result<()> {
+    ) -> io::Result<bool> {
         let mut map = self.write();
         let Some(e) = map.get_mut(id) else {
             // Deleted while running: remove what the analysis wrote.
             let _ = fs::remove_dir_all(self.capture_dir(id));
-            return Ok(());
+            return Ok(false);
         };
         e.meta.analysis_ms = Some(analysis_ms);
+        let ok = outcome.is_ok();
         match outcome {
             Ok(report) => {
                 e.meta.status = Status::Done;
                 e.meta.error = None;
                 e.meta.result_version = Some((RESULT_VERSION, analyzer::report::VERSION));
+                e.meta.tables = Tables::Pending;
+                e.meta.tables_ms = None;
                 e.report = Some(Arc::new(report));
             }
             Err(msg) => {
                 e.meta.status = Status::Failed;
                 e.meta.error = Some(msg);
                 e.report = None;
+                e.progress.set_phase(Phase::Failed);
+            }
+        }
+        self.save_meta(&e.meta)?;
+        Ok(ok)
+    }
+
+    /// Records the outcome of the table pass (the tables are in place already when it
+    /// succeeded).
+    pub fn tables_finished(
+        &self,
+        id: &str,
+        outcome: Result<(), String>,
+        tables_ms: u64,
+    ) -> io::Result<()> {
+        let mut map = self.write();
+        let Some(e) = map.get_mut(id) else {
+            let _ = fs::remove_dir_all(self.capture_dir(id));
+            return Ok(());
+        };
+        e.meta.tables_ms = Some(tables_ms);
+        match outcome {
+            Ok(()) => {
+                e.meta.tables = Tables::Ready;
+                e.progress.set_phase(Phase::Done);
+            }
+            Err(msg) => {
+                e.meta.tables = Tables::Failed;
+                e.meta.error = Some(msg);
+                e.progress.set_phase(Phase::Failed);
             }
         }
         self.save_meta(&e.meta)

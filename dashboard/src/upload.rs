@@ -17,6 +17,7 @@ use tokio::io::AsyncWriteExt;
 use crate::error::AppError;
 use crate::jobs;
 use crate::store::{display_name, Status};
+use crate::tail;
 use crate::AppState;
 
 /// Outcome of one uploaded file.
@@ -42,8 +43,13 @@ fn multipart_error(e: MultipartError, limit: u64) -> AppError {
     }
 }
 
-/// Streams every part named `file` to disk; other parts are ignored.
-pub async fn receive(state: &AppState, mut mp: Multipart) -> Result<Vec<Received>, AppError> {
+/// Streams every part named `file` to disk; other parts are ignored. `expected` is the
+/// request's length (the size shown while a pass reads the upload as it arrives).
+pub async fn receive(
+    state: &AppState,
+    mut mp: Multipart,
+    expected: Option<u64>,
+) -> Result<Vec<Received>, AppError> {
     let limit = state.config().max_upload;
     let mut out = Vec::new();
     let mut total: u64 = 0;
@@ -56,7 +62,8 @@ pub async fn receive(state: &AppState, mut mp: Multipart) -> Result<Vec<Received
             continue;
         }
         let name = display_name(field.file_name().unwrap_or("upload"));
-        out.push(receive_one(state, field, name, &mut total).await?);
+        let expected = expected.map(|n| n.saturating_sub(total));
+        out.push(receive_one(state, field, name, &mut total, expected).await?);
     }
     if out.is_empty() {
         return Err(AppError::BadRequest(
@@ -67,20 +74,26 @@ pub async fn receive(state: &AppState, mut mp: Multipart) -> Result<Vec<Received
     Ok(out)
 }
 
+/// Bytes written to the temp file at once (then the summary pass may read them).
+const WRITE_BLOCK: usize = 1 << 20;
+
 async fn receive_one(
     state: &AppState,
     mut field: Field<'_>,
     name: String,
     total: &mut u64,
+    expected: Option<u64>,
 ) -> Result<Received, AppError> {
     let limit = state.config().max_upload;
     let tmp = NamedTempFile::new_in(state.store().tmp_dir())?;
-    let mut file = tokio::io::BufWriter::with_capacity(
-        1 << 20,
-        tokio::fs::File::from_std(tmp.as_file().try_clone()?),
-    );
+    let mut file = tokio::fs::File::from_std(tmp.as_file().try_clone()?);
+    // The summary pass reads the file as it is written when a slot is free now.
+    let (tail, reader) = tail::tail(tmp.reopen()?);
+    let early = jobs::start_during_upload(state, &name, reader, expected.unwrap_or(0));
     let mut hasher = Sha256::new();
     let mut size: u64 = 0;
+    let mut block: Vec<u8> = Vec::with_capacity(WRITE_BLOCK);
+    // On an error below, `tail` is dropped unfinished: the early pass fails and ends.
     while let Some(chunk) = field.chunk().await.map_err(|e| multipart_error(e, limit))? {
         size += chunk.len() as u64;
         *total += chunk.len() as u64;
@@ -88,29 +101,66 @@ async fn receive_one(
             return Err(AppError::TooLarge { limit });
         }
         hasher.update(&chunk);
-        file.write_all(&chunk).await?;
+        block.extend_from_slice(&chunk);
+        if block.len() >= WRITE_BLOCK {
+            write_block(&mut file, &mut block, &tail).await?;
+            if let Some(e) = &early {
+                e.progress.set_received(size);
+            }
+        }
     }
-    file.flush().await?;
+    write_block(&mut file, &mut block, &tail).await?;
     drop(file);
     let id = hex(&hasher.finalize());
-    store_checked(state, tmp, id, name, size).await
+    if state
+        .store()
+        .get(&id)
+        .is_some_and(|e| e.meta.status != Status::Failed)
+    {
+        // Stored already: its result is reused, the early pass stops.
+        tail.abort();
+    } else {
+        tail.finish();
+    }
+    store_checked(state, tmp, id, name, size, early).await
 }
 
-/// Checks that the temp file is a capture, then stores it and queues its analysis.
+/// Writes `block` to the file (flushed, so that a reader of another handle sees it) and tells
+/// the tail reader.
+async fn write_block(
+    file: &mut tokio::fs::File,
+    block: &mut Vec<u8>,
+    tail: &tail::Tail,
+) -> std::io::Result<()> {
+    if block.is_empty() {
+        return Ok(());
+    }
+    file.write_all(block).await?;
+    file.flush().await?;
+    tail.advance(block.len() as u64);
+    block.clear();
+    Ok(())
+}
+
+/// Checks that the temp file is a capture, then stores it and queues its analysis (`early`:
+/// the summary pass already started during the upload; dropped when the content was stored
+/// already or is no capture).
 async fn store_checked(
     state: &AppState,
     tmp: NamedTempFile,
     id: String,
     name: String,
     size: u64,
+    early: Option<jobs::Early>,
 ) -> Result<Received, AppError> {
     let st = state.clone();
     let shown = name.clone();
+    let progress = early.as_ref().map(|e| e.progress.clone());
     let res = tokio::task::spawn_blocking(move || {
         if let Err(e) = jobs::check_capture(tmp.path()) {
             return Ok(Err(e));
         }
-        st.store().insert(tmp, &id, &name, size).map(Ok)
+        st.store().insert(tmp, &id, &name, size, progress).map(Ok)
     })
     .await
     .map_err(AppError::internal)??;
@@ -123,14 +173,14 @@ async fn store_checked(
             reused: false,
         }),
         Ok((entry, queued)) => {
-            if queued {
-                jobs::enqueue(state, entry.meta.id.clone());
-            }
-            let status = if queued {
-                Status::Queued
-            } else {
-                entry.meta.status
+            let status = match (queued, early.is_some()) {
+                (true, true) => Status::Running,
+                (true, false) => Status::Queued,
+                (false, _) => entry.meta.status,
             };
+            if queued {
+                jobs::enqueue(state, entry.meta.id.clone(), early);
+            }
             Ok(Received {
                 id: Some(entry.meta.id.clone()),
                 name: entry.meta.name.clone(),
@@ -192,7 +242,7 @@ pub async fn import_samples(state: &AppState, dir: &Path) -> std::io::Result<usi
             .map_err(std::io::Error::other)??;
         let Some(tmp) = tmp else { continue };
         let name = display_name(&path.file_name().unwrap_or_default().to_string_lossy());
-        match store_checked(state, tmp, id.clone(), name, size).await {
+        match store_checked(state, tmp, id.clone(), name, size, None).await {
             Ok(r) if r.error.is_none() => {
                 n += 1;
                 done.push(id);

@@ -93,7 +93,11 @@ async fn wait_done(app: &Router, id: &str) -> Value {
         let (s, b) = get(app, &format!("/api/captures/{id}")).await;
         assert_eq!(s, StatusCode::OK, "{b}");
         let v: Value = serde_json::from_str(&b).unwrap();
-        if matches!(v["status"].as_str(), Some("done" | "failed")) {
+        // Done once the summary is published and the tables written (they follow it).
+        let tables = v["tables"]["status"].as_str();
+        if matches!(v["status"].as_str(), Some("failed"))
+            || (v["status"] == "done" && tables != Some("pending"))
+        {
             return v;
         }
         assert!(start.elapsed() < Duration::from_secs(120));
@@ -244,4 +248,113 @@ fn futures_stream(
     items: Vec<Result<Bytes, std::io::Error>>,
 ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
     futures_util::stream::iter(items)
+}
+
+/// What a kill -9 during the table pass leaves (the summary published, `meta.json` saying the
+/// tables are pending, a partial `tables.tmp/`), then a restart: the summary is served at once,
+/// no table is served before all are written again (409 meanwhile), and the redone tables have
+/// the rows of the first run's.
+#[tokio::test]
+async fn a_stop_while_the_tables_are_written_redoes_them_and_serves_nothing_partial() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let app = open(&data);
+    let capture = sample("cut_p20_sack40_sender.pcap");
+    let (s, body) = send(&app, upload_req(Body::from(multipart("t.pcap", &capture)))).await;
+    assert!(s.is_success(), "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let first = wait_done(&app, &id).await;
+    assert_eq!(first["tables"]["status"], "ready", "{first}");
+    drop(app);
+    let dir = data.join("captures").join(&id);
+    let saved = root.path().join("saved");
+    std::fs::rename(dir.join("tables"), &saved).unwrap();
+    std::fs::create_dir(dir.join("tables.tmp")).unwrap();
+    let whole = std::fs::read(saved.join("chunks.parquet")).unwrap();
+    std::fs::write(
+        dir.join("tables.tmp/chunks.parquet"),
+        &whole[..whole.len() / 2],
+    )
+    .unwrap();
+    let meta_path = dir.join("meta.json");
+    let mut meta: Value = serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+    meta["tables"] = "pending".into();
+    std::fs::write(&meta_path, serde_json::to_vec(&meta).unwrap()).unwrap();
+    let report = std::fs::read(dir.join("report.json")).unwrap();
+
+    let app = open(&data);
+    // On this one-thread runtime the restarted table pass cannot start before the test task
+    // awaits something; these first requests are answered without awaiting: no table yet.
+    let (s, b) = get(&app, &format!("/captures/{id}/tables/chunks.parquet")).await;
+    assert_eq!(
+        s,
+        StatusCode::CONFLICT,
+        "a table served before all were written: {b}"
+    );
+    assert!(b.contains("not written yet"), "{b}");
+    let (s, _) = get(
+        &app,
+        &format!("/api/captures/{id}/compare/charts/throughput"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    // The summary at once.
+    let (s, b) = get(&app, &format!("/api/captures/{id}")).await;
+    assert_eq!(s, StatusCode::OK);
+    let v: Value = serde_json::from_str(&b).unwrap();
+    assert_eq!(v["status"], "done", "{v}");
+    assert_eq!(v["result"], first["result"]);
+    let v = wait_done(&app, &id).await;
+    assert_eq!(v["tables"]["status"], "ready", "{v}");
+    assert_eq!(v["progress"]["phase"], "done", "{v}");
+    assert!(!dir.join("tables.tmp").exists());
+    assert_eq!(std::fs::read(dir.join("report.json")).unwrap(), report);
+    let mut n = 0;
+    for e in std::fs::read_dir(&saved).unwrap() {
+        let p = e.unwrap().path();
+        let redone = dir.join("tables").join(p.file_name().unwrap());
+        let same = analyzer::frames::same_rows(&p, &redone).unwrap();
+        assert!(same.is_ok(), "{}: {same:?}", p.display());
+        n += 1;
+    }
+    assert!(n >= 20, "{n} tables");
+    let (s, b) = get(&app, &format!("/captures/{id}/tables/chunks.parquet")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(b.len() > 8);
+}
+
+/// The API says where an analysis is: the phase, and the tables' state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_and_tables_are_in_the_api() {
+    let root = tempfile::tempdir().unwrap();
+    let app = open(&root.path().join("data"));
+    let (s, body) = send(
+        &app,
+        upload_req(Body::from(multipart("f.pcap", &sample("fmt_sender.pcap")))),
+    )
+    .await;
+    assert!(s.is_success(), "{body}");
+    let id = serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, b) = get(&app, &format!("/api/captures/{id}")).await;
+    let v: Value = serde_json::from_str(&b).unwrap();
+    let phase = v["progress"]["phase"].as_str().unwrap();
+    assert!(
+        ["queued", "reading", "writing_tables", "done"].contains(&phase),
+        "{v}"
+    );
+    for k in ["bytes", "total", "packets", "associations", "detail"] {
+        assert!(!v["progress"][k].is_null(), "{k}: {v}");
+    }
+    let v = wait_done(&app, &id).await;
+    assert_eq!(v["progress"]["phase"], "done");
+    assert_eq!(v["progress"]["total"], sample("fmt_sender.pcap").len());
+    assert!(v["tables"]["ms"].is_u64(), "{v}");
+    let (s, _) = get(&app, &format!("/captures/{id}/tables/chunks.csv")).await;
+    assert_eq!(s, StatusCode::OK);
 }

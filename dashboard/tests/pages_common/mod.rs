@@ -64,9 +64,10 @@ pub async fn analysed(app: &Router, name: &str, bytes: &[u8]) -> (String, Value)
     let start = Instant::now();
     loop {
         let v = get_json(app, &format!("/api/captures/{id}")).await;
-        match v["status"].as_str() {
-            Some("done") => return (id, v),
-            Some("failed") => panic!("analysis failed: {v}"),
+        // Done once the summary is published and the tables written (they follow it).
+        match (v["status"].as_str(), v["tables"]["status"].as_str()) {
+            (Some("done"), Some("ready")) => return (id, v),
+            (Some("failed"), _) | (_, Some("failed")) => panic!("analysis failed: {v}"),
             _ => {}
         }
         assert!(
