@@ -4,7 +4,8 @@
     client.py make-captures DIR N SAMPLE      # N distinct captures (SAMPLE + one extra record)
     client.py make-big FILE MB SAMPLE         # a capture of about MB MiB (SAMPLE's records repeated)
     client.py uploads BASE DIR                # every capture of DIR uploaded at once (threads)
-    client.py wait BASE ID... [--timeout S]   # until each is done or failed; prints the statuses
+    client.py wait BASE ID... [--timeout S]   # until each is done (tables too) or failed; prints the statuses
+    client.py progress BASE ID                # prints: status, tables status, progress phase
     client.py half-upload BASE                # sends half of a multipart body, then closes
     client.py traversal BASE DATADIR          # path traversal attempts: all 4xx, nothing outside
     client.py wrk-paths BASE OUT.lua          # a wrk script rotating over pages and API calls
@@ -169,12 +170,28 @@ def wait(base, ids, timeout):
             st, body = request(base, "GET", f"/api/captures/{i}")
             if st != 200:
                 fail(f"wait: GET {i}: HTTP {st}")
-            s = json.loads(body)["status"]
-            if s in ("done", "failed") or time.time() > t_end:
+            c = json.loads(body)
+            s = c["status"]
+            # "done" once the summary is published and the tables are written (or failed).
+            tables = (c.get("tables") or {}).get("status", "ready")
+            if s == "done" and tables == "pending":
+                s = "tables pending"
+            elif s == "done" and tables == "failed":
+                s = "tables failed"
+            if s in ("done", "failed", "tables failed") or time.time() > t_end:
                 status[i] = s
                 break
             time.sleep(0.2)
     print(json.dumps(status))
+
+
+def progress(base, i):
+    """The capture's status, tables status and progress phase, one line."""
+    st, body = request(base, "GET", f"/api/captures/{i}?limit=0")
+    if st != 200:
+        fail(f"progress: GET {i}: HTTP {st}")
+    c = json.loads(body)
+    print(c["status"], (c.get("tables") or {}).get("status"), c["progress"]["phase"])
 
 
 def half_upload(base):
@@ -275,6 +292,8 @@ def main():
             timeout = float(a[k + 1])
             a = a[:k] + a[k + 2:]
         wait(a[1], a[2:], timeout)
+    elif cmd == "progress":
+        progress(a[1], a[2])
     elif cmd == "half-upload":
         half_upload(a[1])
     elif cmd == "traversal":

@@ -9,6 +9,8 @@
 #  5. Captures that trip the analyzer's bounds: analysed with warnings, the others untouched.
 #  6. A crash during analysis (kill -9 while a large capture is analysed), then a restart on the
 #     same data dir: every stored capture and result intact, the interrupted one analysed again.
+#     And a crash while the tables are written (the summary published): after the restart the
+#     summary is served at once, no table is served until all are written again, then all are.
 #  7. Disk full (root only: the data dir on a 4 MiB tmpfs): HTTP 507 with a clear message, no
 #     partial entry, and the server still serves. Skipped, and said so, when not root.
 #  8. Binding to a non-loopback address (0.0.0.0, inside a network namespace this script creates,
@@ -155,6 +157,41 @@ echo "$st" | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if 
   || { echo "FAIL after the restart: $st"; exit 1; }
 tmp_empty "$data" "restart"
 echo "crash: $(echo "$listed" | wc -w) stored captures intact after kill -9, interrupted analysis redone"
+
+echo "== fault: crash (kill -9) while the tables are written, then restart"
+py make-big "$work/big2.pcap" 60 sample-traces/spur_pmr1_rtomin30_sender.pcap
+big2=$(py upload-one "$base" "$work/big2.pcap" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["captures"][0]["id"])')
+p=""
+for _ in $(seq 1200); do
+  p=$(py progress "$base" "$big2")
+  [ "$p" = "done pending writing_tables" ] && break
+  sleep 0.05
+done
+[ "$p" = "done pending writing_tables" ] || { echo "FAIL never saw the tables being written ($p)"; exit 1; }
+sleep 0.3
+kill -9 "$server"; wait "$server" 2>/dev/null || true; server=""
+[ -d "$data/captures/$big2/tables" ] && { echo "FAIL tables/ exists before the table pass ended"; exit 1; }
+echo "killed the server while the tables of $big2 were written ($(ls "$data/captures/$big2/tables.tmp" 2>/dev/null | wc -l) files in tables.tmp)"
+cp "$data/captures/$big2/report.json" "$work/report-big2.json"
+start "$data"
+# The summary is served at once; no table is served until all are written again.
+st=$(curl -s -o /dev/null -w '%{http_code}' "$base/api/captures/$big2?limit=0")
+[ "$st" = 200 ] || { echo "FAIL summary not served after the restart: HTTP $st"; exit 1; }
+py progress "$base" "$big2" | grep -q "^done " || { echo "FAIL the summary is not published after the restart"; exit 1; }
+code=$(curl -s -o "$work/early.parquet" -w '%{http_code}' "$base/captures/$big2/tables/chunks.parquet")
+tables_now=$(py progress "$base" "$big2" | cut -d' ' -f2)
+if [ "$code" = 200 ] && [ "$tables_now" != ready ]; then echo "FAIL a table was served before all were written"; exit 1; fi
+[ "$code" = 200 ] || [ "$code" = 409 ] || { echo "FAIL table during the redo: HTTP $code"; exit 1; }
+st=$(py wait "$base" "$big2" --timeout 600)
+echo "$st" | grep -q '"done"' || { echo "FAIL tables not redone: $st"; exit 1; }
+cmp -s "$data/captures/$big2/report.json" "$work/report-big2.json" || { echo "FAIL the summary changed"; exit 1; }
+[ -e "$data/captures/$big2/tables.tmp" ] && { echo "FAIL tables.tmp left"; exit 1; }
+n=$(ls "$data/captures/$big2/tables" | grep -c '\.parquet$')
+[ "$n" -ge 20 ] || { echo "FAIL only $n tables after the redo"; exit 1; }
+curl -sf -o "$work/chunks.parquet" "$base/captures/$big2/tables/chunks.parquet" || { echo "FAIL chunks table not served"; exit 1; }
+[ "$(tail -c 4 "$work/chunks.parquet")" = PAR1 ] && [ "$(head -c 4 "$work/chunks.parquet")" = PAR1 ] \
+  || { echo "FAIL chunks.parquet is not a whole Parquet file"; exit 1; }
+echo "crash while writing tables: summary served at once after the restart (tables HTTP $code meanwhile), $n tables redone whole"
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
 echo "== fault: disk full during an upload"
