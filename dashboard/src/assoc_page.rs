@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::api::{done_report, entry, find_assoc};
 use crate::error::AppError;
+use crate::help::{self, Def};
 use crate::hol_view::{hol_view, HolView};
 use crate::lifecycle::{self, EndPanel, EventRow};
 use crate::pages::{pending, table_links, TableLink};
@@ -51,6 +52,8 @@ pub struct TimeoutRow {
     pub tsn: u32,
     pub frame: u64,
     pub filter: String,
+    /// The window "show in charts" zooms to (s): the timer's start to the expiry.
+    pub zoom: (String, String),
 }
 
 pub struct FailoverRow {
@@ -75,6 +78,8 @@ pub struct FailoverRow {
     /// The T3-rtx expiries on the old destination from the outage's start to the failover,
     /// each with its observed RTO and backoff (RFC 9260 6.3.3).
     pub chain: Vec<String>,
+    /// The window "show in charts" zooms to (s): the outage start to the failover.
+    pub zoom: (String, String),
 }
 
 /// Failover cards of one sender with the same kind, cause and policy (issue 16 part 1).
@@ -143,7 +148,7 @@ pub struct EndpointRow {
 pub struct DirView {
     pub sender: u8,
     pub title: String,
-    pub items: Vec<(String, String)>,
+    pub items: Vec<(Def, String)>,
     pub timeouts: Vec<TimeoutRow>,
     /// "647 T3-rtx timeouts from 1.2 s to 300.0 s, backoff up to 6".
     pub timeouts_summary: String,
@@ -159,7 +164,7 @@ pub struct AssocPage {
     pub id: String,
     pub name: String,
     pub n: usize,
-    pub head: Vec<(String, String)>,
+    pub head: Vec<(Def, String)>,
     pub endpoints: Vec<EndpointRow>,
     pub paths: Vec<PathRow>,
     pub dirs: Vec<DirView>,
@@ -188,6 +193,34 @@ pub struct AssocPage {
     pub problems: Vec<StreamProblem>,
     /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15), in words.
     pub stalls: Vec<StallRow>,
+    /// Why there are no charts (no DATA captured), "" when there are.
+    pub no_data: String,
+}
+
+/// Why an association has no charts: every chart plots DATA (TSNs, RTT samples, throughput,
+/// SACK delays, the paths DATA took).
+fn no_data_words(a: &AssocReport, chunks: &str) -> String {
+    let data: u64 = a
+        .chunks
+        .iter()
+        .filter(|(k, _)| k.as_str() == "DATA" || k.as_str() == "I-DATA")
+        .map(|(_, v)| *v)
+        .sum();
+    if data > 0 {
+        return String::new();
+    }
+    format!(
+        "No charts: the capture holds no DATA chunk of this association ({} packet{}: {}). \
+         Every chart plots DATA — TSNs, RTT samples, throughput, SACK delays and the paths the \
+         DATA took — so there is nothing to draw; the lifecycle table above tells what happened.",
+        a.packets,
+        if a.packets == 1 { "" } else { "s" },
+        if chunks.is_empty() {
+            "no chunk"
+        } else {
+            chunks
+        }
+    )
 }
 
 pub struct StallRow {
@@ -198,15 +231,12 @@ pub struct StallRow {
     pub when: String,
     pub evidence: String,
     pub filter: String,
+    /// The window "show in charts" zooms to (s).
+    pub zoom: (String, String),
 }
 
 fn stall_words(cause: &str) -> String {
-    match cause {
-        "zero_window" => "the receiver's window closed (zero window)".into(),
-        "pmtu_black_hole" => "large packets dropped on the path (path MTU black hole)".into(),
-        "frozen_cum_ack" => "the cumulative ack stopped moving (frozen receiver)".into(),
-        other => other.into(),
-    }
+    help::words("stall_cause", cause)
 }
 
 fn dir_label(a: &AssocReport, s: u8) -> String {
@@ -216,6 +246,22 @@ fn dir_label(a: &AssocReport, s: u8) -> String {
         port(s as usize),
         port(1 - s as usize)
     )
+}
+
+/// The RTO RFC 9260 6.3.1 gives at a timeout: max(RTO.min, SRTT + 4 RTTVAR) (at most RTO.max)
+/// with the direction's inferred RTO.min, the raw SRTT + 4 RTTVAR beside it; without an
+/// inferred RTO.min only the raw estimate, named as what it is.
+pub(crate) fn rfc_rto(est: Option<f64>, d: &DirectionReport) -> String {
+    let Some(e) = est else {
+        return NONE.into();
+    };
+    match d.rto_min_ms {
+        Some(min) => {
+            let rto = e.max(min).min(d.rto_max_ms.unwrap_or(f64::INFINITY));
+            format!("{} (SRTT + 4 RTTVAR {})", round(rto, 1), round(e, 1))
+        }
+        None => format!("SRTT + 4 RTTVAR {} (RTO.min unknown)", round(e, 1)),
+    }
 }
 
 fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
@@ -266,57 +312,66 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
         title: dir_label(a, d.sender),
         items: vec![
             (
-                "vantage".into(),
-                format!("{} — {}", d.vantage, d.vantage_evidence),
+                Def::of("vantage"),
+                format!(
+                    "{} — {}",
+                    help::words("vantage", &d.vantage),
+                    d.vantage_evidence
+                ),
             ),
             (
-                "DATA chunks / packets".into(),
+                Def::new("packets", "DATA chunks / packets"),
                 format!("{} / {}", d.data_chunks, d.data_packets),
             ),
             (
-                "retransmissions".into(),
+                Def::of("retransmissions"),
                 format!(
                     "{} (fast {}, timeout {}, spurious {})",
                     rx.total, rx.fast, rx.timeout, rx.spurious
                 ),
             ),
-            ("base RTT (ms)".into(), ms(d.base_rtt_ms)),
-            ("SACK delay (ms)".into(), sack_delay),
+            (Def::of("base_rtt"), ms(d.base_rtt_ms)),
+            (Def::of("sack_delay"), sack_delay),
             (
-                "SACK every (packets)".into(),
+                Def::of("sack_every"),
                 d.sack_every.map_or(NONE.into(), |v| round(v, 2)),
             ),
-            ("delayed SACK share".into(), pct(d.delayed_sack_share)),
+            (Def::of("delayed_sack_share"), pct(d.delayed_sack_share)),
             (
-                "SACKs per DATA packet".into(),
+                Def::of("sacks_per_data_packet"),
                 d.sacks_per_data_packet.map_or(NONE.into(), |v| round(v, 3)),
             ),
-            ("I-bit share".into(), pct(Some(d.ibit_share))),
-            ("RTO.min (ms)".into(), rto_min),
-            ("RTO.max (ms)".into(), ev(d.rto_max_ms, d.rto_max_evidence)),
+            (Def::of("ibit_share"), pct(Some(d.ibit_share))),
+            (Def::of("rto_min"), rto_min),
+            (Def::of("rto_max"), ev(d.rto_max_ms, d.rto_max_evidence)),
             (
-                "RTO.initial (ms)".into(),
+                Def::of("rto_initial"),
                 ev(d.rto_initial_ms, d.rto_initial_evidence),
             ),
             (
-                "Path.Max.Retrans".into(),
+                Def::of("pmr"),
                 match d.path_max_retrans {
                     Some(p) => format!("{p} ({} evidence)", d.pmr_evidence),
                     None => NONE.into(),
                 },
             ),
             (
-                "failover policy".into(),
+                Def::of("failover_policy"),
                 streams_view::direction_policy(a, d),
             ),
             (
-                "max / p95 transfer (ms)".into(),
+                Def::of("transfer"),
                 format!("{} / {}", ms(d.max_transfer_ms), ms(d.p95_transfer_ms)),
             ),
-            ("message interval (ms)".into(), ms(d.message_interval_ms)),
-            ("burstiness".into(), opt(d.burstiness.clone())),
-            ("max delivery gap (ms)".into(), ms(d.max_gap_ms)),
-            ("missed deadlines".into(), opt(d.deadline_missed)),
+            (Def::of("message_interval"), ms(d.message_interval_ms)),
+            (
+                Def::of("burstiness"),
+                d.burstiness
+                    .as_deref()
+                    .map_or(NONE.into(), |b| help::words("burstiness", b)),
+            ),
+            (Def::of("max_gap"), ms(d.max_gap_ms)),
+            (Def::of("deadline_missed"), opt(d.deadline_missed)),
         ],
         timeouts: d
             .timeouts
@@ -327,12 +382,16 @@ fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
                 to: t.to.clone(),
                 observed_rto: ms(t.observed_rto_ms),
                 backoff: t.backoff,
-                timer_start: t.timer_start.clone(),
-                est_rto: ms(t.est_rto_ms),
+                timer_start: help::words("timer_start", &t.timer_start),
+                est_rto: rfc_rto(t.est_rto_ms, d),
                 chunks: t.chunks,
                 tsn: t.tsn,
                 frame: t.frame,
                 filter: t.filter.clone(),
+                zoom: (
+                    secs(t.t_s - t.observed_rto_ms.unwrap_or(0.0) / 1000.0),
+                    secs(t.t_s),
+                ),
             })
             .collect(),
         timeouts_summary: summary_line(
@@ -445,6 +504,7 @@ pub async fn association(
         .map(|(k, v)| format!("{k} {v}"))
         .collect::<Vec<_>>()
         .join(", ");
+    let no_data = no_data_words(a, &chunks);
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let ended = lifecycle::ended(a);
     let bad_checksums = match lifecycle::checksum_verdict(&r).filter(|_| a.bad_checksums > 0) {
@@ -453,9 +513,9 @@ pub async fn association(
     };
     let stall_count: usize = a.directions.iter().map(|d| d.stalls.len()).sum();
     let head = vec![
-        ("ended".into(), ended.text),
+        (Def::of("ended"), ended.text),
         (
-            "stalls".into(),
+            Def::of("stalls"),
             match (a.stalled, stall_count) {
                 (true, n) => format!("STALLED at the end ({n} stall(s))"),
                 (false, 0) => "none".into(),
@@ -463,23 +523,26 @@ pub async fn association(
             },
         ),
         (
-            "handshake started".into(),
+            Def::new("handshake", "handshake started"),
             yes(a.lifecycle.handshake_started),
         ),
-        ("handshake completed".into(), yes(a.handshake_seen)),
-        ("handshake (ms)".into(), ms(a.handshake_ms)),
-        ("shutdown (ms)".into(), ms(a.shutdown_ms)),
         (
-            "first / last (s)".into(),
+            Def::new("handshake", "handshake completed"),
+            yes(a.handshake_seen),
+        ),
+        (Def::of("handshake"), ms(a.handshake_ms)),
+        (Def::of("shutdown"), ms(a.shutdown_ms)),
+        (
+            Def::of("first_last"),
             format!("{} / {}", secs(a.first_s), secs(a.last_s)),
         ),
-        ("first frame".into(), a.first_frame.to_string()),
-        ("packets".into(), a.packets.to_string()),
-        ("DATA bytes".into(), a.data_bytes.to_string()),
-        ("bad checksums".into(), bad_checksums),
-        ("duplicate frames".into(), a.duplicate_frames.to_string()),
-        ("chunks".into(), chunks),
-        ("upper layer".into(), streams_view::upper_layer(a).words),
+        (Def::of("first_frame"), a.first_frame.to_string()),
+        (Def::of("packets"), a.packets.to_string()),
+        (Def::of("data_bytes"), a.data_bytes.to_string()),
+        (Def::of("bad_checksums"), bad_checksums),
+        (Def::of("duplicate_frames"), a.duplicate_frames.to_string()),
+        (Def::of("chunks"), chunks),
+        (Def::of("upper_layer"), streams_view::upper_layer(a).words),
     ];
     let failovers: Vec<FailoverRow> = a
         .directions
@@ -503,6 +566,10 @@ pub async fn association(
             frame: f.frame,
             outage_frame: opt(f.outage_frame),
             filter: f.filter.clone(),
+            zoom: (
+                secs(f.outage_start_s.unwrap_or(f.t_s).min(f.t_s)),
+                secs(f.t_s),
+            ),
             chain: d
                 .timeouts
                 .iter()
@@ -510,11 +577,11 @@ pub async fn association(
                 .filter(|t| f.outage_start_s.is_none_or(|o| t.t_s >= o))
                 .map(|t| {
                     format!(
-                        "{} s: RTO {} ms (backoff {}, timer started by {}), {} chunk{} resent to {}",
+                        "{} s: RTO {} ms (backoff {}, timer: {}), {} chunk{} resent to {}",
                         secs(t.t_s),
                         t.observed_rto_ms.map_or(NONE.into(), |r| round(r, 1)),
                         t.backoff,
-                        t.timer_start,
+                        help::words("timer_start", &t.timer_start),
                         t.chunks,
                         if t.chunks == 1 { "" } else { "s" },
                         t.to
@@ -576,6 +643,7 @@ pub async fn association(
         after_end_packets: a.lifecycle.after_end_packets,
         streams: streams_view::streams_section(a),
         problems: streams_view::stream_problems(a),
+        no_data,
         stalls: a
             .directions
             .iter()
@@ -590,6 +658,7 @@ pub async fn association(
                     },
                     evidence: st.evidence.clone(),
                     filter: st.filter.clone(),
+                    zoom: (secs(st.t_s), secs(st.end_s.unwrap_or(a.last_s).max(st.t_s))),
                 })
             })
             .collect(),
@@ -597,14 +666,37 @@ pub async fn association(
     .into_response())
 }
 
-/// A failover cause in words (the JSON keeps the identifier: METRICS.md "Failover").
+/// A failover cause in words (the JSON keeps the identifier: `docs/definitions.toml`).
 fn cause_words(cause: &str) -> String {
-    match cause {
-        "path_failure" => "path failure: the old path stopped answering".into(),
-        "sack_delay_exceeds_rto" => "the peer's SACK delay exceeds this sender's RTO".into(),
-        "rtt_spike" => "an RTT spike above the RTO".into(),
-        "pmr_too_low" => "Path.Max.Retrans too low for this path".into(),
-        "unknown" => "unknown".into(),
-        other => other.replace('_', " "),
+    help::words("failover_cause", cause)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use analyzer::analyze::{analyze_file, Options};
+    use analyzer::report::CaptureReport;
+
+    /// The issue's case: SRTT + 4 RTTVAR 44 ms beside an observed 130 ms reads as the RFC RTO
+    /// once the RTO.min floor (here 100 ms) is applied, and stays named as what it is without one.
+    #[test]
+    fn rfc_rto_is_floored_at_the_inferred_rto_min() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../sample-traces/cut_p20_sack40_sender.pcap");
+        let a = analyze_file(&p, &Options::default(), &mut |_| {}).expect("analyse");
+        let r = CaptureReport::from_analysis(&a);
+        let mut d = r.associations[0].directions[0].clone();
+        d.rto_min_ms = None;
+        assert_eq!(
+            rfc_rto(Some(44.0), &d),
+            "SRTT + 4 RTTVAR 44 (RTO.min unknown)"
+        );
+        d.rto_min_ms = Some(100.0);
+        d.rto_max_ms = None;
+        assert_eq!(rfc_rto(Some(44.0), &d), "100 (SRTT + 4 RTTVAR 44)");
+        assert_eq!(rfc_rto(Some(130.26), &d), "130.3 (SRTT + 4 RTTVAR 130.3)");
+        d.rto_max_ms = Some(60_000.0);
+        assert_eq!(rfc_rto(Some(90_000.0), &d), "60000 (SRTT + 4 RTTVAR 90000)");
+        assert_eq!(rfc_rto(None, &d), NONE);
     }
 }

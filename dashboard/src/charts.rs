@@ -237,7 +237,11 @@ pub fn assoc_chart(
 }
 
 fn tsn(d: &AssocData, dir: Option<&DirectionReport>, s: u8, v: View, full: [f64; 2]) -> Chart {
-    let base = d.data.iter().find(|r| r.sender == s).map_or(0, |r| r.tsn);
+    // Relative to the direction's first DATA, else to the first cumulative ack its peer sent
+    // (a direction whose DATA the capture missed): never absolute values under a relative title.
+    let first_data = d.data.iter().find(|r| r.sender == s).map(|r| r.tsn);
+    let first_cum = d.sacks.iter().find(|r| r.sender != s).map(|r| r.cum);
+    let base = first_data.or(first_cum).unwrap_or(0);
     let rel = |t: u32| t.wrapping_sub(base) as i32 as f64;
     let rtx: HashSet<(u64, u32)> = d
         .rtx
@@ -304,11 +308,21 @@ fn tsn(d: &AssocData, dir: Option<&DirectionReport>, s: u8, v: View, full: [f64;
             to: st.end_s.unwrap_or(full[1]).max(st.t_s),
             lane: 0,
             kind: "stall",
-            label: format!("stall: {} ({})", st.cause, st.evidence),
+            label: format!(
+                "stall: {} ({})",
+                crate::help::words("stall_cause", &st.cause),
+                st.evidence
+            ),
             full_height: true,
         })
         .collect();
-    c.note = Some(format!("TSN relative to {base}"));
+    c.note = match (first_data, first_cum) {
+        (Some(b), _) => Some(format!("TSN relative to {b} (the first DATA's)")),
+        (None, Some(b)) => Some(format!(
+            "no DATA of this direction captured; TSN relative to {b} (the first cumulative ack)"
+        )),
+        (None, None) => Some("no DATA and no SACK in this direction".into()),
+    };
     c
 }
 
@@ -329,18 +343,38 @@ fn rtt(d: &AssocData, dir: Option<&DirectionReport>, s: u8, v: View, full: [f64;
             "points",
             color(i + 4),
         );
-        let mut rto = Pts::new(format!("estimated RTO {}", d.addr(p)), "step", color(i));
+        // SRTT + 4 RTTVAR as the stack's estimator gives it, and the RFC 9260 6.3.1 RTO: that
+        // floored at the inferred RTO.min (capped at RTO.max).
+        let mut raw = Pts::new(format!("SRTT + 4 RTTVAR {}", d.addr(p)), "step", color(i));
+        let floor = dir.and_then(|x| x.rto_min_ms);
+        let cap = dir.and_then(|x| x.rto_max_ms).unwrap_or(f64::INFINITY);
+        let mut rto = Pts::new(
+            format!(
+                "RFC RTO (RTO.min {} ms) {}",
+                floor.map_or("?".into(), |f| crate::views::round(f, 1)),
+                d.addr(p)
+            ),
+            "step",
+            color(i + 2),
+        );
         for r in rows.iter().filter(|r| r.path == p) {
             if r.heartbeat {
                 hb.push(r.t, r.rtt_ms, r.frame);
             } else {
                 data.push(r.t, r.rtt_ms, r.frame);
                 if let Some(e) = r.est_rto_ms {
-                    rto.push(r.t, e, r.frame);
+                    raw.push(r.t, e, r.frame);
+                    if let Some(f) = floor {
+                        rto.push(r.t, e.max(f).min(cap), r.frame);
+                    }
                 }
             }
         }
-        series.extend([data, hb, rto].into_iter().filter(|x| !x.pts.is_empty()));
+        series.extend(
+            [data, hb, raw, rto]
+                .into_iter()
+                .filter(|x| !x.pts.is_empty()),
+        );
     }
     let mut observed = Pts::new("observed RTO (timeout)", "points", "#d62728").keep_all();
     if let Some(dir) = dir {

@@ -21,7 +21,9 @@ mod assoc_list;
 mod assoc_page;
 pub mod charts;
 mod compare_charts;
+mod compare_page;
 pub mod error;
+pub mod help;
 mod hol_view;
 mod jobs;
 mod lifecycle;
@@ -29,10 +31,12 @@ mod pages;
 pub mod progress;
 pub mod series;
 pub mod store;
+mod stories;
 mod streams_view;
 mod studies;
 mod tables;
 mod tail;
+mod tcp_view;
 mod upload;
 mod views;
 
@@ -234,12 +238,13 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(pages::index))
         .route("/upload", get(pages::upload_page))
         .route("/studies", get(studies::studies))
+        .route("/help", get(help::help))
         .route("/captures/{id}", get(pages::capture))
         .route(
             "/captures/{id}/associations/{n}",
             get(assoc_page::association),
         )
-        .route("/captures/{id}/compare", get(pages::compare))
+        .route("/captures/{id}/compare", get(compare_page::compare))
         .route("/captures/{id}/tables/{file}", get(api::table_download))
         .route(
             "/api/captures",

@@ -100,17 +100,9 @@ pub fn event_words(kind: &str) -> String {
     .to_string()
 }
 
-/// An end kind (`open_at_capture_end`) in words ("open at capture end").
+/// An end kind (`open_at_capture_end`) in words ("open at capture end", `docs/definitions.toml`).
 pub fn end_words(kind: &str) -> String {
-    match kind {
-        "shutdown" => "shutdown",
-        "abort" => "aborted",
-        "open_at_capture_end" => "open at capture end",
-        "handshake_failed" => "handshake failed",
-        "restarted" => "restarted",
-        other => return other.replace('_', " "),
-    }
-    .to_string()
+    crate::help::words("end_kind", kind)
 }
 
 /// CSS class of an end: an ABORT or a failed handshake is `bad`, a restart `warn`, a shutdown

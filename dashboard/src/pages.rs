@@ -2,7 +2,6 @@
 //! upload, capture and compare (the association page is `assoc_page`). Every figure comes from
 //! the stored `CaptureReport`.
 
-use analyzer::compare::ComparisonRow;
 use analyzer::report::{AssocReport, CaptureReport};
 use askama::Template;
 use askama_web::WebTemplate;
@@ -10,13 +9,16 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::{done_report, entry, summary};
+use crate::api::{entry, summary};
 use crate::assoc_list::{self, Filter, ListQuery};
 use crate::error::{human_bytes, AppError};
+use crate::help::Def;
 use crate::lifecycle::{self, Accounting, Ended};
 use crate::store::{Entry, Status};
+use crate::stories::{self, StoryLink};
 use crate::streams_view;
-use crate::views::{self, date, ms, opt, round, secs, JsonTable, NONE};
+use crate::tcp_view::{self, TcpView};
+use crate::views::{self, date, ms, opt, secs, NONE};
 use crate::AppState;
 
 pub struct IndexRow {
@@ -44,6 +46,8 @@ pub struct IndexRow {
 pub struct IndexPage {
     pub title: String,
     pub rows: Vec<IndexRow>,
+    /// "Start here": three stories of the sample traces.
+    pub stories: Vec<StoryLink>,
     pub max_upload: String,
     pub max_upload_bytes: u64,
 }
@@ -86,9 +90,11 @@ fn index_row(e: &Entry) -> IndexRow {
 }
 
 pub async fn index(State(state): State<AppState>) -> IndexPage {
+    let entries = state.store().list();
     IndexPage {
         title: "Captures".into(),
-        rows: state.store().list().iter().map(index_row).collect(),
+        rows: entries.iter().map(index_row).collect(),
+        stories: stories::story_links(&entries),
         max_upload: human_bytes(state.config().max_upload),
         max_upload_bytes: state.config().max_upload,
     }
@@ -140,6 +146,8 @@ pub struct AssocRow {
 /// A sortable column header of the association list: a link that sorts on the server.
 pub struct SortHeader {
     pub label: &'static str,
+    /// The figure's definition (link and tooltip beside the sort link).
+    pub def: Def,
     pub num: bool,
     pub href: String,
     /// "ascending" / "descending" on the sorted column, "" elsewhere (aria-sort).
@@ -179,12 +187,12 @@ pub struct CapturePage {
     pub title: String,
     pub id: String,
     pub name: String,
-    pub head: Vec<(String, String)>,
+    pub head: Vec<(Def, String)>,
     pub assocs: Vec<AssocRow>,
     /// Filter, sort, counts and pages of the association list (issue 16 part 1).
     pub list: ListView,
-    pub tcp: Vec<JsonTable>,
-    pub tcp_note: String,
+    /// TCP connections and their directions.
+    pub tcp: TcpView,
     pub warnings: Vec<String>,
     pub tables: Vec<TableLink>,
     /// How the associations ended, duplicates, unassociated packets.
@@ -200,21 +208,27 @@ pub(crate) fn assoc_by_id(r: &CaptureReport, id: usize) -> Option<&AssocReport> 
     }
 }
 
-const COLUMNS: [(&str, &str, bool); 14] = [
-    ("#", "id", true),
-    ("endpoints", "endpoints", false),
-    ("upper layer", "upper", false),
-    ("handshake (ms)", "handshake", true),
-    ("packets", "packets", true),
-    ("DATA bytes", "data_bytes", true),
-    ("paths", "paths", true),
-    ("retransmissions", "retransmissions", true),
-    ("timeouts", "timeouts", true),
-    ("failovers", "failovers", true),
-    ("spurious", "spurious", true),
-    ("first (s)", "first", true),
-    ("last (s)", "last", true),
-    ("ended", "ended", false),
+/// (label, sort key, numeric, figure defined in `docs/definitions.toml`).
+const COLUMNS: [(&str, &str, bool, &str); 14] = [
+    ("#", "id", true, ""),
+    ("endpoints", "endpoints", false, "endpoints"),
+    ("upper layer", "upper", false, "upper_layer"),
+    ("handshake (ms)", "handshake", true, "handshake"),
+    ("packets", "packets", true, "packets"),
+    ("DATA bytes", "data_bytes", true, "data_bytes"),
+    ("paths", "paths", true, "paths"),
+    (
+        "retransmissions",
+        "retransmissions",
+        true,
+        "retransmissions",
+    ),
+    ("timeouts", "timeouts", true, "timeouts"),
+    ("failovers", "failovers", true, "failover"),
+    ("spurious", "spurious", true, "spurious_failover"),
+    ("first (s)", "first", true, "first_last"),
+    ("last (s)", "last", true, "first_last"),
+    ("ended", "ended", false, "ended"),
 ];
 
 fn list_view(id: &str, r: &CaptureReport, f: &Filter, p: &assoc_list::Page) -> ListView {
@@ -235,11 +249,12 @@ fn list_view(id: &str, r: &CaptureReport, f: &Filter, p: &assoc_list::Page) -> L
     };
     let headers = COLUMNS
         .iter()
-        .map(|&(label, key, num)| {
+        .map(|&(label, key, num, fig)| {
             let current = f.sort == key;
             let desc = if current { !f.desc } else { num && key != "id" };
             SortHeader {
                 label,
+                def: Def::new(fig, label),
                 num,
                 href: link(f.query(Some((key, desc))), 0),
                 aria: match (current, f.desc) {
@@ -313,7 +328,7 @@ pub(crate) fn table_links(state: &AppState, id: &str) -> Vec<TableLink> {
         .collect()
 }
 
-fn capture_head(r: &CaptureReport) -> Vec<(String, String)> {
+fn capture_head(r: &CaptureReport) -> Vec<(Def, String)> {
     let s = summary(r);
     let rtx: u64 = r
         .associations
@@ -323,30 +338,30 @@ fn capture_head(r: &CaptureReport) -> Vec<(String, String)> {
         .sum();
     vec![
         (
-            "format".into(),
+            Def::of("format"),
             opt(r.format.clone()) + if r.gzip { " (gzip)" } else { "" },
         ),
-        ("packets".into(), r.packets.to_string()),
-        ("SCTP packets".into(), r.sctp_packets.to_string()),
-        ("TCP packets".into(), r.tcp_packets.to_string()),
-        ("bad checksums".into(), lifecycle::checksum_words(r)),
+        (Def::of("packets"), r.packets.to_string()),
+        (Def::of("sctp_packets"), r.sctp_packets.to_string()),
+        (Def::of("tcp_packets"), r.tcp_packets.to_string()),
+        (Def::of("bad_checksums"), lifecycle::checksum_words(r)),
         (
-            "duplicate frames".into(),
+            Def::of("duplicate_frames"),
             r.accounting.duplicate_frames.to_string(),
         ),
         (
-            "unassociated packets".into(),
+            Def::of("unassociated"),
             r.accounting.unassociated.packets.to_string(),
         ),
-        ("start".into(), r.start_epoch_s.map_or(NONE.into(), date)),
-        ("duration (s)".into(), secs(r.duration_s)),
-        ("associations".into(), r.associations.len().to_string()),
-        ("upper layer".into(), streams_view::capture_upper(r)),
-        ("TCP flows".into(), views::cell(&s["tcp_flows"])),
-        ("retransmissions".into(), rtx.to_string()),
-        ("failovers".into(), views::cell(&s["failovers"])),
+        (Def::of("start"), r.start_epoch_s.map_or(NONE.into(), date)),
+        (Def::of("duration"), secs(r.duration_s)),
+        (Def::of("associations"), r.associations.len().to_string()),
+        (Def::of("upper_layer"), streams_view::capture_upper(r)),
+        (Def::of("tcp_flows"), views::cell(&s["tcp_flows"])),
+        (Def::of("retransmissions"), rtx.to_string()),
+        (Def::of("failover"), views::cell(&s["failovers"])),
         (
-            "spurious failovers".into(),
+            Def::of("spurious_failover"),
             views::cell(&s["spurious_failovers"]),
         ),
     ]
@@ -407,17 +422,6 @@ pub async fn capture(
         })
         .collect();
     let list = list_view(&id, &r, &f, &p);
-    // Only the TCP rows of the comparison are shown here.
-    let tcp_rows: Vec<_> = r
-        .comparison
-        .iter()
-        .filter(|c| c.transport == "tcp")
-        .collect();
-    let v = serde_json::json!({
-        "tcp_flows": views::tcp_flows_value(&r),
-        "comparison": serde_json::to_value(&tcp_rows).unwrap_or(serde_json::Value::Null),
-    });
-    let (tcp, tcp_note) = tcp_tables(&v, r.tcp_packets);
     Ok(CapturePage {
         title: e.meta.name.clone(),
         id: id.clone(),
@@ -425,382 +429,11 @@ pub async fn capture(
         head: capture_head(&r),
         assocs,
         list,
-        tcp,
-        tcp_note,
+        tcp: tcp_view::tcp_view(&r),
         warnings: r.warnings.clone(),
         tables: table_links(&state, &id),
         acc: lifecycle::accounting(&r),
         ends: lifecycle::ends_summary(&r),
-    }
-    .into_response())
-}
-
-/// TCP tables of the capture page from the report's JSON (when the analyzer reports TCP): the
-/// flows, and the comparison figures of their directions.
-fn tcp_tables(v: &serde_json::Value, tcp_packets: u64) -> (Vec<JsonTable>, String) {
-    let Some(flows) = v.get("tcp_flows") else {
-        return (
-            Vec::new(),
-            format!(
-                "{tcp_packets} TCP packets; this analyzer version does not report TCP flows yet."
-            ),
-        );
-    };
-    if flows.as_array().is_some_and(|a| a.is_empty()) {
-        return (Vec::new(), "No TCP flow in this capture.".into());
-    }
-    let mut out = Vec::new();
-    if let Some(t) = views::array_table("TCP flows", flows, 24) {
-        let first = [
-            "id",
-            "client",
-            "server",
-            "handshake_seen",
-            "handshake_ms",
-            "packets",
-            "data_bytes",
-            "closed",
-            "first_s",
-            "last_s",
-        ];
-        out.push(views::reorder(t, &first));
-    }
-    let tcp_rows: Vec<serde_json::Value> = v
-        .get("comparison")
-        .and_then(|c| c.as_array())
-        .into_iter()
-        .flatten()
-        .filter(|r| r["transport"] == "tcp")
-        .cloned()
-        .collect();
-    if let Some(t) = views::array_table(
-        "TCP directions (comparison figures)",
-        &serde_json::Value::Array(tcp_rows),
-        40,
-    ) {
-        let first = [
-            "id",
-            "sender",
-            "endpoints",
-            "throughput_bps",
-            "goodput_bps",
-            "rtt_median_ms",
-            "retransmissions",
-            "timeouts",
-            "observed_rto_median_ms",
-            "recovery",
-            "outage_ms",
-            "max_gap_ms",
-        ];
-        let mut t = views::reorder(t, &first);
-        t.columns.truncate(first.len());
-        for r in &mut t.rows {
-            r.truncate(first.len());
-        }
-        out.push(t);
-    }
-    (out, String::new())
-}
-
-#[derive(Template, WebTemplate)]
-#[template(path = "compare.html")]
-pub struct ComparePage {
-    pub title: String,
-    pub id: String,
-    pub name: String,
-    pub sctp: JsonTable,
-    pub tcp: Vec<JsonTable>,
-    pub comparison: Vec<JsonTable>,
-    pub note: String,
-    /// Metric, number and order of the directions shown.
-    pub select: CompareSelect,
-    /// Directions of the capture (of the chosen transport).
-    pub directions: usize,
-}
-
-/// SCTP side of the comparison: one column per association direction (the first `top`),
-/// metric by metric.
-fn sctp_metrics(r: &CaptureReport, top: usize) -> JsonTable {
-    let mut cols = Vec::new();
-    let mut rows: Vec<Vec<String>> = [
-        "handshake (ms)",
-        "DATA bytes",
-        "throughput (kbit/s)",
-        "base RTT (ms)",
-        "SACK / delayed-ACK delay (ms)",
-        "retransmissions (fast/timeout/spurious)",
-        "timeouts",
-        "RTO.min (ms)",
-        "max transfer (ms)",
-        "max delivery gap (ms)",
-        "failovers (spurious)",
-        "failover / outage recovery (ms)",
-    ]
-    .iter()
-    .map(|s| vec![s.to_string()])
-    .collect();
-    let dirs = r
-        .associations
-        .iter()
-        .flat_map(|a| a.directions.iter().map(move |d| (a, d)))
-        .take(top);
-    for (a, d) in dirs {
-        {
-            cols.push(format!("SCTP #{} sender {}", a.id, d.sender));
-            let bytes: u64 = a
-                .paths
-                .iter()
-                .filter(|p| p.sender == d.sender)
-                .map(|p| p.data_bytes)
-                .sum();
-            let span = (a.last_s - a.first_s).max(1e-9);
-            let rx = &d.retransmissions;
-            let fo: Vec<String> = d
-                .failovers
-                .iter()
-                .map(|f| f.failover_ms.map_or(NONE.into(), views::exact))
-                .collect();
-            let vals = [
-                ms(a.handshake_ms),
-                bytes.to_string(),
-                round(bytes as f64 * 8.0 / span / 1000.0, 1),
-                ms(d.base_rtt_ms),
-                d.sack_delay_ms.map_or(NONE.into(), |x| round(x.median, 3)),
-                format!("{}/{}/{}", rx.fast, rx.timeout, rx.spurious),
-                d.timeouts.len().to_string(),
-                ms(d.rto_min_ms),
-                ms(d.max_transfer_ms),
-                ms(d.max_gap_ms),
-                format!(
-                    "{} ({})",
-                    d.failovers.len(),
-                    d.failovers.iter().filter(|f| f.spurious).count()
-                ),
-                if fo.is_empty() {
-                    NONE.into()
-                } else {
-                    fo.join(", ")
-                },
-            ];
-            for (row, v) in rows.iter_mut().zip(vals) {
-                row.push(v);
-            }
-        }
-    }
-    JsonTable {
-        title: "SCTP associations".into(),
-        columns: cols,
-        rows,
-    }
-}
-
-/// `?metric=&top=&order=&transport=` of the compare page.
-#[derive(Debug, Default, serde::Deserialize)]
-pub struct CompareQuery {
-    pub metric: Option<String>,
-    pub top: Option<String>,
-    pub order: Option<String>,
-    pub transport: Option<String>,
-}
-
-type Metric = fn(&ComparisonRow) -> Option<f64>;
-
-/// The metrics the compare page ranks directions by: (key, words, value).
-pub const COMPARE_METRICS: [(&str, &str, Metric); 17] = [
-    ("throughput_bps", "throughput (bit/s)", |r| {
-        Some(r.throughput_bps)
-    }),
-    ("goodput_bps", "goodput (bit/s)", |r| Some(r.goodput_bps)),
-    ("retransmissions", "retransmissions", |r| {
-        Some(r.retransmissions as f64)
-    }),
-    ("retransmission_rate", "retransmission rate", |r| {
-        r.retransmission_rate
-    }),
-    ("timeouts", "timeouts", |r| Some(r.timeouts as f64)),
-    ("max_gap_ms", "max delivery gap (ms)", |r| r.max_gap_ms),
-    ("outage_ms", "outage (ms)", |r| r.outage_ms),
-    ("max_transfer_ms", "max transfer (ms)", |r| {
-        r.max_transfer_ms
-    }),
-    ("rtt_median_ms", "RTT median (ms)", |r| r.rtt_median_ms),
-    ("rtt_p95_ms", "RTT p95 (ms)", |r| r.rtt_p95_ms),
-    ("observed_rto_median_ms", "observed RTO median (ms)", |r| {
-        r.observed_rto_median_ms
-    }),
-    ("rto_min_ms", "RTO.min (ms)", |r| r.rto_min_ms),
-    ("ack_delay_ms", "SACK / ACK delay (ms)", |r| r.ack_delay_ms),
-    ("handshake_ms", "handshake (ms)", |r| r.handshake_ms),
-    ("duration_s", "duration (s)", |r| Some(r.duration_s)),
-    (
-        "hol_blocked_messages",
-        "head-of-line blocked messages",
-        |r| r.hol_blocked_messages.map(|v| v as f64),
-    ),
-    ("hol_delay_sum_ms", "head-of-line wait, sum (ms)", |r| {
-        r.hol_delay_sum_ms
-    }),
-];
-
-/// Directions shown on the compare page unless `top` says otherwise, and the most it may say.
-pub const COMPARE_TOP: usize = 10;
-pub const COMPARE_TOP_MAX: usize = 100;
-
-/// The compare page's selector: which metric ranks the directions, how many are shown.
-pub struct CompareSelect {
-    pub metric: &'static str,
-    pub metrics: Vec<(&'static str, &'static str)>,
-    pub top: usize,
-    pub tops: Vec<usize>,
-    pub desc: bool,
-    pub transport: String,
-    /// "the 10 of 10,000 directions with the highest throughput (bit/s)".
-    pub text: String,
-}
-
-fn compare_select(q: &CompareQuery) -> Result<(CompareSelect, Metric), AppError> {
-    let some = |v: &Option<String>| {
-        v.as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
-    let (metric, _, f) = match some(&q.metric) {
-        Some(m) => *COMPARE_METRICS
-            .iter()
-            .find(|x| x.0 == m)
-            .ok_or_else(|| AppError::BadRequest(format!("bad metric: {m:?}")))?,
-        None => COMPARE_METRICS[0],
-    };
-    let top = match some(&q.top) {
-        Some(t) => t
-            .parse::<usize>()
-            .map_err(|_| AppError::BadRequest(format!("bad top: {t:?}")))?
-            .clamp(1, COMPARE_TOP_MAX),
-        None => COMPARE_TOP,
-    };
-    let desc = match some(&q.order).as_deref() {
-        Some("asc") => false,
-        Some("desc") | None => true,
-        Some(o) => return Err(AppError::BadRequest(format!("bad order: {o:?}"))),
-    };
-    let transport = match some(&q.transport).as_deref() {
-        Some(t @ ("sctp" | "tcp")) => t.to_string(),
-        None | Some("any") => String::new(),
-        Some(t) => return Err(AppError::BadRequest(format!("bad transport: {t:?}"))),
-    };
-    Ok((
-        CompareSelect {
-            metric,
-            metrics: COMPARE_METRICS.iter().map(|m| (m.0, m.1)).collect(),
-            top,
-            tops: vec![5, 10, 25, 50, 100],
-            desc,
-            transport,
-            text: String::new(),
-        },
-        f,
-    ))
-}
-
-/// The `top` comparison rows by the chosen metric (rows without a value last), and how many
-/// there were.
-fn top_rows<'a>(
-    r: &'a CaptureReport,
-    sel: &CompareSelect,
-    f: Metric,
-) -> (Vec<&'a ComparisonRow>, usize) {
-    let mut rows: Vec<(&ComparisonRow, Option<f64>)> = r
-        .comparison
-        .iter()
-        .filter(|c| sel.transport.is_empty() || c.transport == sel.transport)
-        .map(|c| (c, f(c).filter(|v| v.is_finite())))
-        .collect();
-    let n = rows.len();
-    rows.sort_by(|a, b| match (a.1, b.1) {
-        (Some(x), Some(y)) => {
-            let o = x.total_cmp(&y);
-            if sel.desc {
-                o.reverse()
-            } else {
-                o
-            }
-        }
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
-    rows.truncate(sel.top);
-    (rows.into_iter().map(|x| x.0).collect(), n)
-}
-
-/// `GET /captures/{id}/compare?metric=&top=&order=&transport=`: the `top` (default 10)
-/// directions by `metric` (default throughput), not a column per direction of the capture.
-pub async fn compare(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-    q: Result<Query<CompareQuery>, QueryRejection>,
-) -> Result<Response, AppError> {
-    let e = entry(&state, &id)?;
-    if e.meta.status != Status::Done {
-        return Ok(pending(&e));
-    }
-    let (e, r) = done_report(&state, &id)?;
-    let q = q
-        .map(|Query(q)| q)
-        .map_err(|e| AppError::BadRequest(format!("bad compare parameters: {}", e.body_text())))?;
-    let (mut sel, metric) = compare_select(&q)?;
-    let (rows, n) = top_rows(&r, &sel, metric);
-    let words = COMPARE_METRICS
-        .iter()
-        .find(|m| m.0 == sel.metric)
-        .map_or("", |m| m.1);
-    let kind = match sel.transport.as_str() {
-        "sctp" => "SCTP ",
-        "tcp" => "TCP ",
-        _ => "",
-    };
-    sel.text = format!(
-        "the {} of {} {kind}directions with the {} {words}",
-        rows.len(),
-        assoc_list::thousands(n as u64),
-        if sel.desc { "highest" } else { "lowest" },
-    );
-    let rows_value = serde_json::to_value(&rows).unwrap_or(serde_json::Value::Null);
-    let comparison: Vec<JsonTable> = views::comparison_table(&rows_value)
-        .map(|t| vec![t])
-        .unwrap_or_default();
-    let tcp: Vec<JsonTable> = if r.comparison.is_empty() {
-        let flows: Vec<_> = r.tcp_flows.iter().take(sel.top).collect();
-        let v = serde_json::to_value(&flows).unwrap_or(serde_json::Value::Null);
-        views::array_table("TCP flows", &v, 40)
-            .map(|t| views::transpose(&t, Some("id")))
-            .into_iter()
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let note = if r.comparison.is_empty() {
-        "Neither an SCTP association nor a TCP connection carried data.".into()
-    } else if rows.is_empty() {
-        format!("No {kind}direction to compare.")
-    } else {
-        String::new()
-    };
-    Ok(ComparePage {
-        title: format!("{} — SCTP vs TCP", e.meta.name),
-        id: id.clone(),
-        name: e.meta.name.clone(),
-        sctp: if r.comparison.is_empty() {
-            sctp_metrics(&r, sel.top)
-        } else {
-            JsonTable::default()
-        },
-        tcp,
-        comparison,
-        note,
-        select: sel,
-        directions: n,
     }
     .into_response())
 }

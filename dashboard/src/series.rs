@@ -121,13 +121,16 @@ pub struct View {
 }
 
 impl View {
-    /// Clamps a request to the data extent `full`.
+    /// Clamps a request to the data extent `full` (a pan never shows negative time or time past
+    /// the data).
     pub fn new(from: Option<f64>, to: Option<f64>, width: Option<u32>, full: [f64; 2]) -> View {
         let mut from = from.filter(|v| v.is_finite()).unwrap_or(full[0]);
         let mut to = to.filter(|v| v.is_finite()).unwrap_or(full[1]);
         if to < from {
             std::mem::swap(&mut from, &mut to);
         }
+        from = from.clamp(full[0], full[1]);
+        to = to.clamp(full[0], full[1]);
         if to - from < 1e-9 {
             to = from + 1e-3;
         }
@@ -303,5 +306,16 @@ mod tests {
         );
         assert_eq!(c.x.len(), 3);
         assert_eq!(c.series[0].y.iter().flatten().count(), 3);
+    }
+
+    #[test]
+    fn views_stay_inside_the_data() {
+        let full = [1.5, 9.0];
+        let v = View::new(Some(-2.0), Some(3.0), None, full);
+        assert_eq!((v.from, v.to), (1.5, 3.0));
+        let v = View::new(Some(8.0), Some(20.0), None, full);
+        assert_eq!((v.from, v.to), (8.0, 9.0));
+        let v = View::new(None, None, None, full);
+        assert_eq!((v.from, v.to), (1.5, 9.0));
     }
 }

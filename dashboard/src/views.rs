@@ -153,25 +153,6 @@ pub fn array_table(title: &str, v: &Value, max_cols: usize) -> Option<JsonTable>
     })
 }
 
-/// Puts the columns named in `first` (those present) first, keeping the others after them.
-pub fn reorder(t: JsonTable, first: &[&str]) -> JsonTable {
-    let mut idx: Vec<usize> = first
-        .iter()
-        .filter_map(|f| t.columns.iter().position(|c| c == f))
-        .collect();
-    let rest: Vec<usize> = (0..t.columns.len()).filter(|i| !idx.contains(i)).collect();
-    idx.extend(rest);
-    JsonTable {
-        title: t.title,
-        columns: idx.iter().map(|&i| t.columns[i].clone()).collect(),
-        rows: t
-            .rows
-            .iter()
-            .map(|r| idx.iter().map(|&i| r[i].clone()).collect())
-            .collect(),
-    }
-}
-
 /// Rows become columns: metric names down the side, one column per item (side-by-side view).
 pub fn transpose(t: &JsonTable, label_col: Option<&str>) -> JsonTable {
     let label_idx = label_col.and_then(|l| t.columns.iter().position(|c| c == l));

@@ -271,7 +271,7 @@ async fn aborted_and_refused_associations_are_shown_with_their_causes() {
     let text = unescape(&html);
     let table = element(&text, "id=\"associations\"", "</table>");
     // The column headers sort on the server (issue 16 part 1): links.
-    assert!(table.contains(">ended</a></th>"), "{table}");
+    assert!(table.contains("data-sort=\"ended\">ended</a>"), "{table}");
     assert!(
         table.contains("aborted by 10.1.0.2:38412: User-Initiated Abort"),
         "{table}"
@@ -295,7 +295,7 @@ async fn aborted_and_refused_associations_are_shown_with_their_causes() {
     assert!(
         element(&text, "id=\"unassociated-addresses\"", "</dd>").contains("10.9.9.9 → 10.1.0.2")
     );
-    assert!(text.contains("<dt>bad checksums</dt><dd>0</dd>"));
+    assert!(text.contains(">bad checksums</a></dt><dd>0</dd>"));
 
     // Association page of the ABORT: the end panel in the warning style, before a "no
     // failover" that is not green; the causes with their details; the lifecycle table.
@@ -361,6 +361,13 @@ async fn aborted_and_refused_associations_are_shown_with_their_causes() {
     assert!(text.contains("class=\"finding end end-bad\""));
     assert!(text.contains("Out of Resource"));
     assert!(!text.contains("<p class=\"ok\" id=\"no-failover\">"));
+    // No DATA: no chart placeholders, a sentence saying why (issue 16 part 5).
+    assert!(!text.contains("data-chart="), "charts without DATA");
+    let why = element(&text, "id=\"no-data-charts\"", "</p>");
+    assert!(
+        why.contains("No charts: the capture holds no DATA chunk of this association (2 packets: ABORT 1, INIT 1)"),
+        "{why}"
+    );
 
     // The timeline chart marks the lifecycle events.
     let c = get_json(
@@ -462,7 +469,7 @@ async fn public_replay_attack_capture() {
         };
         assert!(
             text.contains(&format!(
-                "<dt>bad checksums</dt><dd>{} bad checksums — {verdict}",
+                ">bad checksums</a></dt><dd>{} bad checksums — {verdict}",
                 r["checksum_evidence"]["bad"]
             )),
             "checksum verdict missing"

@@ -127,7 +127,7 @@ async fn a_zero_window_stall_is_in_the_headline_and_the_diagnosis() {
     assert!(bands[0]["label"]
         .as_str()
         .unwrap()
-        .starts_with("stall: zero_window"));
+        .starts_with("stall: the receiver's window closed (zero window)"));
     assert_eq!(a["stalled"], true, "{a}");
     let st = &a["directions"][0]["stalls"][0];
     assert_eq!(st["cause"], "zero_window");

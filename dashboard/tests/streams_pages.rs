@@ -65,20 +65,27 @@ async fn streams_and_stacks_of_a_sample_trace() {
     assert!(eps.contains("usrsctp (FreeBSD / usrsctp / older WebRTC) (high confidence)"));
     assert!(eps.contains("title=\"INIT parameters in usrsctp"), "{eps}");
     let facts = element(&text, &format!("id=\"direction-{sender}\""), "</section>");
-    assert!(facts.contains("<dt>failover policy</dt>"), "{facts}");
+    assert!(
+        facts.contains("href=\"/help#fig-failover_policy\"")
+            && facts.contains(">failover policy</a></dt>"),
+        "{facts}"
+    );
     if d["failover_policy"].is_null() {
         assert!(facts.contains("unknown (no failover shows it)"), "{facts}");
     }
 
     let (_, html) = get(&app, &format!("/captures/{id}")).await;
     let table = element(&html, "id=\"associations\"", "</table>");
-    assert!(table.contains(">upper layer</a></th>"), "{table}");
+    assert!(
+        table.contains("data-sort=\"upper layer\">upper layer</a>"),
+        "{table}"
+    );
     assert!(
         table.contains("<td class=\"upper-layer\">—</td>"),
         "{table}"
     );
     let (_, html) = get(&app, "/").await;
-    assert!(element(&html, "id=\"captures\"", "</table>").contains("<th>upper layer</th>"));
+    assert!(element(&html, "id=\"captures\"", "</table>").contains(">upper layer</a></th>"));
 }
 
 /// The public open5gs capture (NGAP between a gNB and the AMF), when present: "NGAP" as upper
@@ -99,7 +106,7 @@ async fn public_ngap_capture() {
     let row = element(&html, &format!("data-id=\"{id}\""), "</tr>");
     assert!(row.contains("<td class=\"upper-layer\">NGAP</td>"), "{row}");
     let (_, html) = get(&app, &format!("/captures/{id}")).await;
-    assert!(html.contains("<dt>upper layer</dt><dd>NGAP</dd>"));
+    assert!(html.contains(">upper layer</a></dt><dd>NGAP</dd>"));
     assert!(element(&html, "id=\"associations\"", "</table>")
         .contains("<td class=\"upper-layer\">NGAP</td>"));
     let (_, html) = get(&app, &format!("/captures/{id}/associations/{}", a["id"])).await;
