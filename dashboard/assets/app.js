@@ -1,5 +1,5 @@
-// Small helpers of every page: sortable tables, copy buttons, delete buttons, and the polling
-// of a capture whose analysis is still running.
+// Small helpers of every page: sortable tables, "show in charts" rows, copy buttons, delete
+// buttons, and the polling of a capture whose analysis is still running.
 (function () {
   "use strict";
 
@@ -9,14 +9,20 @@
     const n = parseFloat(raw.replace(/,/g, ""));
     return isNaN(n) || !/^[-+]?[\d.,]+(e[-+]?\d+)?(\s|$|%|\/)/i.test(raw) ? raw.toLowerCase() : n;
   }
+  // Each header is reachable with Tab and sorts with Enter or Space (aria-sort tells the
+  // order); a click on the header outside its definition link sorts too.
   document.querySelectorAll("table.sortable").forEach((table) => {
-    table.querySelectorAll("thead th").forEach((th, col) => {
+    const heads = table.querySelectorAll("thead th");
+    heads.forEach((th, col) => {
+      if (!th.textContent.trim()) return;
       th.classList.add("sort");
-      th.title = "sort";
-      th.addEventListener("click", () => {
+      th.tabIndex = 0;
+      th.title = th.title || `sort by ${th.textContent.trim()} (click, or Enter)`;
+      const sort = () => {
         const asc = th.dataset.dir !== "asc";
-        table.querySelectorAll("thead th").forEach((h) => delete h.dataset.dir);
+        heads.forEach((h) => { delete h.dataset.dir; h.removeAttribute("aria-sort"); });
         th.dataset.dir = asc ? "asc" : "desc";
+        th.setAttribute("aria-sort", asc ? "ascending" : "descending");
         const body = table.tBodies[0];
         const rows = Array.from(body.rows);
         rows.sort((a, b) => {
@@ -26,8 +32,31 @@
           return asc ? c : -c;
         });
         rows.forEach((r) => body.appendChild(r));
+      };
+      th.addEventListener("click", (e) => { if (!e.target.closest("a, button")) sort(); });
+      th.addEventListener("keydown", (e) => {
+        if (e.target !== th || (e.key !== "Enter" && e.key !== " ")) return;
+        e.preventDefault();
+        sort();
       });
     });
+  });
+
+  // "show in charts": a failover, timeout, stall or lifecycle row zooms every chart of the page
+  // to its time (charts.js: window.dashboardZoom).
+  function zoomTo(el) {
+    if (!window.dashboardZoom) return;
+    const t0 = Number(el.dataset.t0);
+    const t1 = Number(el.dataset.t1);
+    if (!isFinite(t0) || !isFinite(t1)) return;
+    document.querySelectorAll(".zoomed").forEach((z) => z.classList.remove("zoomed"));
+    el.classList.add("zoomed");
+    window.dashboardZoom(t0, t1, el.dataset.sender);
+  }
+  document.addEventListener("click", (e) => {
+    const z = e.target.closest(".zoomable");
+    if (!z) return;
+    if (e.target.closest("button.zoom-to") || !e.target.closest("a, button, summary, code, input")) zoomTo(z);
   });
 
   // Copy buttons (Wireshark display filters).

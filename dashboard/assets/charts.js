@@ -1,6 +1,9 @@
 // Interactive charts (uPlot): every .chart[data-chart] in #charts loads its data from
-// `${data-base}/${kind}`; drag zooms (the server decimates the new range), Shift+drag or the
-// arrow buttons pan, double-click or "reset" shows everything, legend entries toggle series.
+// `${data-base}/${kind}`; drag zooms (the server decimates the new range), Shift+drag, the arrow
+// buttons or the arrow keys pan (never past the data), + / - zoom, double-click, "reset" or 0
+// shows everything, legend entries toggle series (click, or Enter / Space when focused). The
+// charts with a time axis zoom together; window.dashboardZoom(from, to, sender) zooms them all
+// (the "show in charts" rows of the page).
 (function () {
   "use strict";
   const section = document.getElementById("charts");
@@ -25,6 +28,18 @@
   function fmt(v, digits) {
     if (v == null || !isFinite(v)) return "";
     return (Math.round(v * 10 ** digits) / 10 ** digits).toString();
+  }
+
+  // Decimals that tell apart ticks `incr` apart (uPlot's default shows at most 3: a millisecond
+  // window then repeats one label).
+  function decimals(incr) {
+    let d = 0;
+    while (d < 12 && Math.abs(Math.round(incr * 10 ** d) - incr * 10 ** d) > 1e-6) d++;
+    return d;
+  }
+  function tickValues(u, splits, axisIdx, space, incr) {
+    const d = decimals(incr);
+    return splits.map((v) => (v == null ? "" : v.toFixed(d)));
   }
 
   function el(tag, cls, text) {
@@ -52,15 +67,20 @@
         bar.appendChild(b);
         return b;
       };
-      mk("◀", "pan left", () => this.pan(-0.5));
-      mk("▶", "pan right", () => this.pan(0.5));
-      mk("zoom out", "zoom out ×2", () => this.zoomOut());
+      mk("◀", "pan left (← key)", () => this.pan(-0.5)).setAttribute("aria-label", "pan left");
+      mk("▶", "pan right (→ key)", () => this.pan(0.5)).setAttribute("aria-label", "pan right");
+      mk("zoom in", "zoom in ×2 (+ key)", () => this.zoomIn());
+      mk("zoom out", "zoom out ×2 (− key)", () => this.zoomOut());
       mk("reset", "show the whole range", () => this.reset());
       this.rangeText = el("span", "chart-range");
       bar.appendChild(this.rangeText);
       this.status = el("span", "chart-status");
       bar.appendChild(this.status);
       this.plot = el("div", "chart-plot");
+      this.plot.tabIndex = 0;
+      this.plot.setAttribute("role", "group");
+      this.plot.setAttribute("aria-label", `${this.kind} chart: ← → pan, + − zoom, 0 shows everything`);
+      this.plot.addEventListener("keydown", (e) => this.key(e));
       this.tip = el("div", "chart-tip");
       this.tip.hidden = true;
       this.foot = el("p", "chart-foot");
@@ -98,11 +118,34 @@
       }
     }
 
+    // A window of the same width moved inside the data's extent (no negative time).
+    clamp(from, to) {
+      const [f0, f1] = this.data.full;
+      const w = Math.min(to - from, f1 - f0);
+      if (from < f0) { from = f0; to = f0 + w; }
+      if (to > f1) { to = f1; from = Math.max(f0, f1 - w); }
+      return [from, to];
+    }
+
+    // The new range for every chart of the page that shares this one's axis.
+    view(from, to) {
+      if (!this.data || !this.data.time_axis) return this.load(from, to);
+      for (const c of charts) if (c.data && c.data.time_axis) c.load(from, to);
+    }
+
     pan(frac) {
       if (!this.u) return;
       const { min, max } = this.u.scales.x;
       const d = (max - min) * frac;
-      this.load(min + d, max + d);
+      this.view(...this.clamp(min + d, max + d));
+    }
+
+    zoomIn() {
+      if (!this.u) return;
+      const { min, max } = this.u.scales.x;
+      const c = (min + max) / 2;
+      const w = (max - min) / 4;
+      this.view(c - w, c + w);
     }
 
     zoomOut() {
@@ -110,11 +153,27 @@
       const { min, max } = this.u.scales.x;
       const w = max - min;
       const full = this.data.full;
-      this.load(Math.max(full[0], min - w / 2), Math.min(full[1], max + w / 2));
+      this.view(Math.max(full[0], min - w / 2), Math.min(full[1], max + w / 2));
     }
 
     reset() {
-      this.load(null, null);
+      if (this.data && this.data.time_axis) {
+        for (const c of charts) if (c.data && c.data.time_axis) c.load(null, null);
+      } else {
+        this.load(null, null);
+      }
+    }
+
+    key(e) {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      const k = e.key;
+      if (k === "ArrowLeft") this.pan(-0.25);
+      else if (k === "ArrowRight") this.pan(0.25);
+      else if (k === "+" || k === "=") this.zoomIn();
+      else if (k === "-" || k === "_") this.zoomOut();
+      else if (k === "0" || k === "Home") this.reset();
+      else return;
+      e.preventDefault();
     }
 
     opts(d) {
@@ -138,7 +197,7 @@
         series.push(o);
       }
       const lanes = d.lanes || [];
-      const yAxis = { label: d.y_label, size: lanes.length ? 120 : 60 };
+      const yAxis = { label: d.y_label, size: lanes.length ? 120 : 60, values: tickValues };
       const yScale = { auto: true };
       if (lanes.length) {
         yAxis.splits = () => lanes.map((_, i) => i);
@@ -151,7 +210,7 @@
         height: lanes.length ? 90 + 60 * lanes.length : 320,
         series,
         scales: { x: { time: false }, y: yScale },
-        axes: [{ label: d.x_label }, yAxis],
+        axes: [{ label: d.x_label, values: tickValues, space: 60 }, yAxis],
         legend: { live: false },
         cursor: {
           drag: { x: true, y: false, setScale: true },
@@ -170,7 +229,7 @@
             clearTimeout(self.timer);
             self.root.dataset.loading = "1"; // pending until the zoomed range is fetched
             self.seq++; // a fetch already in flight must not draw over the new range
-            self.timer = setTimeout(() => self.load(u.scales.x.min, u.scales.x.max), 150);
+            self.timer = setTimeout(() => self.view(u.scales.x.min, u.scales.x.max), 150);
           }],
           draw: [(u) => self.drawOverlay(u)],
           setCursor: [(u) => self.tooltip(u)],
@@ -185,15 +244,16 @@
       const perPx = (max - min) / u.over.clientWidth;
       const move = (ev) => {
         const dt = (x0 - ev.clientX) * perPx;
+        const [a, b] = this.clamp(min + dt, max + dt);
         this.programmatic = true;
-        u.setScale("x", { min: min + dt, max: max + dt });
+        u.setScale("x", { min: a, max: b });
         this.programmatic = false;
         this.showRange();
       };
       const up = () => {
         window.removeEventListener("mousemove", move);
         window.removeEventListener("mouseup", up);
-        this.load(u.scales.x.min, u.scales.x.max);
+        this.view(u.scales.x.min, u.scales.x.max);
       };
       window.addEventListener("mousemove", move);
       window.addEventListener("mouseup", up);
@@ -210,6 +270,7 @@
         this.u = new uPlot(this.opts(d), data, this.plot);
         this.sig = sig;
         if (shown) shown.forEach((s, i) => { if (i > 0 && !s) this.u.setSeries(i, { show: false }); });
+        this.legendKeys();
       } else {
         this.programmatic = true;
         this.u.setData(data, false);
@@ -294,12 +355,17 @@
       const lines = [];
       const xv = u.posToVal(left, "x");
       lines.push(`${d.x_label}: ${fmt(d.x[idx], 6)}`);
+      const lanes = d.lanes || [];
       d.series.forEach((s, i) => {
         if (!u.series[i + 1].show) return;
         const v = s.y[idx];
         if (v == null) return;
         const fr = s.frames[idx];
-        lines.push(`${s.label}: ${fmt(v, 3)}${fr != null ? ` (frame ${fr})` : ""}`);
+        const frame = fr != null ? ` (frame ${fr})` : "";
+        // On a chart of lanes the value is the lane: name the path, not its index.
+        const lane = lanes.length ? lanes[Math.round(v)] : null;
+        if (lanes.length) lines.push(`${s.label}${lane && !s.label.endsWith(lane) ? ` on ${lane}` : ""}${frame}`);
+        else lines.push(`${s.label}: ${fmt(v, 3)}${frame}`);
       });
       const px = (u.over.clientWidth || 1) / (u.scales.x.max - u.scales.x.min);
       for (const ev of d.events || []) {
@@ -320,13 +386,60 @@
       this.tip.style.top = u.over.offsetTop + u.cursor.top + 14 + "px";
     }
 
+    // Legend entries as buttons: Tab reaches them, Enter or Space shows / hides the series.
+    legendKeys() {
+      const rows = this.u.root.querySelectorAll(".u-legend tr.u-series");
+      // Without a live legend uPlot makes no row for the x series.
+      const first = this.u.series.length - rows.length;
+      rows.forEach((row, r) => {
+        const i = r + first;
+        if (i === 0) return;
+        const th = row.querySelector("th");
+        if (!th) return;
+        th.tabIndex = 0;
+        th.setAttribute("role", "button");
+        const sync = () => th.setAttribute("aria-pressed", String(this.u.series[i].show));
+        sync();
+        th.addEventListener("click", () => setTimeout(sync, 0));
+        th.addEventListener("keydown", (e) => {
+          if (e.key !== "Enter" && e.key !== " ") return;
+          e.preventDefault();
+          th.click();
+        });
+      });
+    }
+
     resize() {
       if (this.u) this.u.setSize({ width: Math.max(300, this.plot.clientWidth), height: this.u.height });
     }
   }
 
-  const charts = Array.from(section.querySelectorAll(".chart[data-chart]")).map((c) => new Chart(c));
+  const charts = [];
+  section.querySelectorAll(".chart[data-chart]").forEach((c) => charts.push(new Chart(c)));
   window.dashboardCharts = charts;
+  // Zoom every chart with a time axis to [from, to] (padded by a quarter on each side, at least
+  // 50 ms), for DATA sender `s` when given.
+  window.dashboardZoom = (from, to, s) => {
+    let changed = false;
+    if (s != null && s !== "" && String(s) !== String(sender)) {
+      const radio = section.querySelector(`input[name="sender"][value="${s}"]`);
+      if (radio) {
+        radio.checked = true;
+        sender = s;
+        changed = true;
+      }
+    }
+    const pad = Math.max((to - from) / 4, 0.05);
+    const timed = charts.filter((c) => c.data && c.data.time_axis);
+    const ref = timed[0];
+    let range = [from - pad, to + pad];
+    if (ref) range = [Math.max(ref.data.full[0], range[0]), Math.min(ref.data.full[1], range[1])];
+    for (const c of charts) {
+      if (c.data && !c.data.time_axis) { if (changed) c.load(null, null); continue; }
+      c.load(range[0], range[1]);
+    }
+    section.scrollIntoView({ block: "start" });
+  };
   section.querySelectorAll('input[name="sender"]').forEach((r) =>
     r.addEventListener("change", () => {
       sender = r.value;

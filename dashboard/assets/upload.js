@@ -32,8 +32,36 @@
         const s = li.querySelector(".state");
         s.textContent = state;
         li.dataset.state = cls || "";
+        if (cls === "error") keep(li);
       },
     };
+  }
+
+  // An error stays beside its file until dismissed (role="alert" announces it).
+  function keep(li) {
+    li.setAttribute("role", "alert");
+    if (li.querySelector("button.dismiss")) return;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "link dismiss";
+    b.textContent = "dismiss";
+    b.setAttribute("aria-label", `dismiss the error about ${li.querySelector(".name").textContent}`);
+    b.addEventListener("click", () => li.remove());
+    li.appendChild(b);
+  }
+
+  // The captures table of the home page, fetched again (a reload would wipe the errors).
+  async function refreshList() {
+    const table = document.getElementById("captures");
+    const empty = document.getElementById("no-captures");
+    if (!table && !empty) return;
+    const r = await fetch(location.pathname, { headers: { Accept: "text/html" } });
+    if (!r.ok) return;
+    const doc = new DOMParser().parseFromString(await r.text(), "text/html");
+    const fresh = doc.getElementById("captures");
+    if (!fresh) return;
+    if (table) table.tBodies[0].replaceWith(fresh.tBodies[0]);
+    else empty.replaceWith(fresh.closest(".table-wrap") || fresh);
   }
 
   function send(file, ui) {
@@ -113,7 +141,8 @@
     const ids = (await Promise.all(jobs)).filter(Boolean);
     if (batch !== mine) return;
     if (files.length === 1 && ids.length === 1) location.href = `/captures/${ids[0]}`;
-    else if (ids.length && document.getElementById("captures") !== null) location.reload();
+    else if (ids.length && ids.length === files.length && document.getElementById("captures") !== null) location.reload();
+    else if (ids.length) await refreshList();
   }
 
   input.addEventListener("change", () => { handle(input.files); input.value = ""; });
