@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Browser test of the dashboard: builds sctp-dashboard, starts it on a free loopback port with a
-# temp data dir, installs playwright-core (npm ci) and runs test.mjs in Debian's headless
+# Browser tests of the dashboard: builds sctp-dashboard, starts it on a free loopback port with a
+# temp data dir, installs playwright-core (npm ci) and runs test.mjs, then explained.mjs, in Debian's headless
 # Chromium (apt-get install chromium when missing and root), then stops the server.
 # Screenshots go to $SHOTS (default: a temp folder, printed at the end). MANY_CAPTURE: a capture
 # of many associations (default: 10,000 made with analyzer::synth).
@@ -81,7 +81,7 @@ done
 cd "$here"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 status=0
-DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" STUDY_SET="$study_set" node --test test.mjs || status=$?
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" STUDY_SET="$study_set" node --test --test-concurrency=1 test.mjs explained.mjs || status=$?
 echo "screenshots: $SHOTS"
 if [ "$status" != 0 ]; then
   echo "--- server log" >&2

@@ -329,6 +329,9 @@ test("aborted association and refused INIT: Ended column, warning end panel, lif
   await page.goto(`${URL}/captures/${id}/associations/1`);
   await page.waitForSelector('#end.end-bad[data-kind="handshake_failed"]');
   assert.match(await text("#end h3"), /^Ended: Handshake failed/);
+  // No DATA: no empty plots, a sentence saying why.
+  assert.match(await text("#no-data-charts"), /^No charts: the capture holds no DATA chunk of this association/);
+  assert.equal(await page.$$eval(".chart", (c) => c.length), 0);
 });
 
 test("public capture with ABORTs (cause 12)", { skip: !ABORT_CAPTURE && "ABORT_CAPTURE not set (../shared absent)" }, async () => {
