@@ -6,7 +6,7 @@
 // traces come from the repository.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launch, chartReady as waitChart, dragX } from "./common.mjs";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,11 +27,7 @@ async function shot(name) {
 
 before(async () => {
   assert.ok(URL, "DASHBOARD_URL is not set");
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launch();
   page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
   page.on("pageerror", (e) => console.error("page error:", e.message));
 });
@@ -42,15 +38,7 @@ after(async () => {
 
 const text = async (sel) => (await page.textContent(sel)).trim();
 
-async function chartReady(kind) {
-  const sel = `.chart[data-chart="${kind}"]`;
-  await page.waitForSelector(`${sel} canvas`, { timeout: 30000 });
-  await page.waitForFunction((s) => {
-    const el = document.querySelector(s);
-    return el && !el.dataset.loading && el.dataset.to !== undefined;
-  }, sel, { timeout: 30000 });
-  return sel;
-}
+const chartReady = (kind) => waitChart(page, kind);
 
 const TIME_CHARTS = ["tsn", "timeline", "rtt", "throughput"];
 async function ranges() {
@@ -182,12 +170,7 @@ test("charts: shared zoom, show in charts, keyboard zoom / pan / legend, ticks, 
   const over = await page.$(`${tsn} .u-over`);
   await over.scrollIntoViewIfNeeded();
   const box = await over.boundingBox();
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * 0.3, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.45, y, { steps: 5 });
-  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
-  await page.mouse.up();
+  await dragX(page, box, 0.3, 0.6);
   await page.waitForFunction((f) => {
     const c = document.querySelector('.chart[data-chart="timeline"]');
     return !c.dataset.loading && Number(c.dataset.to) - Number(c.dataset.from) < (f[1] - f[0]) * 0.6;

@@ -5,7 +5,7 @@
 // with an ABORT and a refused INIT is also built here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
+import { launch, chartReady as waitChart, dragX } from "./common.mjs";
 import path from "node:path";
 
 const URL = process.env.DASHBOARD_URL;
@@ -26,11 +26,7 @@ async function shot(name) {
 before(async () => {
   assert.ok(URL, "DASHBOARD_URL is not set");
   assert.ok(CAPTURE, "CAPTURE is not set");
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  browser = await launch();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await context.grantPermissions(["clipboard-read", "clipboard-write"]);
   page = await context.newPage();
@@ -53,15 +49,7 @@ async function drawnPixels(selector) {
   });
 }
 
-async function chartReady(kind) {
-  const sel = `.chart[data-chart="${kind}"]`;
-  await page.waitForSelector(`${sel} canvas`, { timeout: 30000 });
-  await page.waitForFunction((s) => {
-    const el = document.querySelector(s);
-    return el && !el.dataset.loading && el.dataset.to !== undefined;
-  }, sel, { timeout: 30000 });
-  return sel;
-}
+const chartReady = (kind) => waitChart(page, kind);
 
 test("upload, results, association with failover, TSN chart zoom", async () => {
   const t0 = Date.now();
@@ -107,12 +95,7 @@ test("upload, results, association with failover, TSN chart zoom", async () => {
 
   // Drag to zoom: the x range shrinks to the dragged part and the data is re-requested.
   const before = await page.$eval(tsn, (e) => [Number(e.dataset.from), Number(e.dataset.to)]);
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + box.width * 0.4, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + box.width * 0.5, y, { steps: 5 });
-  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 5 });
-  await page.mouse.up();
+  await dragX(page, box, 0.4, 0.6);
   await page.waitForFunction(([s, b]) => {
     const e = document.querySelector(s);
     return !e.dataset.loading && Number(e.dataset.to) - Number(e.dataset.from) < (b[1] - b[0]) * 0.5;

@@ -12,16 +12,7 @@ use serde_json::Value;
 
 mod pages_common;
 
-use pages_common::{analysed, element, get, get_json, open, unescape};
-
-fn sample(name: &str) -> Vec<u8> {
-    std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../sample-traces")
-            .join(name),
-    )
-    .expect("sample trace")
-}
+use pages_common::{analysed_sample, element, get, get_json, open, unescape};
 
 /// Every `/help#anchor` a page links to.
 fn help_links(html: &str) -> BTreeSet<String> {
@@ -74,24 +65,9 @@ async fn labels_link_to_the_help_page_and_identifiers_read_as_words() {
         }
     }
 
-    let (fo_id, fo) = analysed(
-        &app,
-        "cut_p20_sack40_sender.pcap",
-        &sample("cut_p20_sack40_sender.pcap"),
-    )
-    .await;
-    let (sp_id, sp) = analysed(
-        &app,
-        "spur_pmr1_rtomin30_sender.pcap",
-        &sample("spur_pmr1_rtomin30_sender.pcap"),
-    )
-    .await;
-    let (mx_id, mx) = analysed(
-        &app,
-        "mixed_p20_cut5_rec8_sender.pcap",
-        &sample("mixed_p20_cut5_rec8_sender.pcap"),
-    )
-    .await;
+    let (fo_id, fo) = analysed_sample(&app, "cut_p20_sack40_sender.pcap").await;
+    let (sp_id, sp) = analysed_sample(&app, "spur_pmr1_rtomin30_sender.pcap").await;
+    let (mx_id, mx) = analysed_sample(&app, "mixed_p20_cut5_rec8_sender.pcap").await;
 
     let pages = [
         "/".to_string(),
@@ -212,24 +188,9 @@ async fn home_page_explains_the_tool_and_opens_three_stories() {
     assert!(!intro.contains("story-link"));
     assert!(intro.contains("upload sample-traces/cut_p20_sack40_sender.pcap to open it"));
 
-    let (fo, _) = analysed(
-        &app,
-        "cut_p20_sack40_sender.pcap",
-        &sample("cut_p20_sack40_sender.pcap"),
-    )
-    .await;
-    let (sp, spv) = analysed(
-        &app,
-        "spur_pmr1_rtomin30_sender.pcap",
-        &sample("spur_pmr1_rtomin30_sender.pcap"),
-    )
-    .await;
-    let (mx, _) = analysed(
-        &app,
-        "mixed_p20_cut5_rec8_sender.pcap",
-        &sample("mixed_p20_cut5_rec8_sender.pcap"),
-    )
-    .await;
+    let (fo, _) = analysed_sample(&app, "cut_p20_sack40_sender.pcap").await;
+    let (sp, spv) = analysed_sample(&app, "spur_pmr1_rtomin30_sender.pcap").await;
+    let (mx, _) = analysed_sample(&app, "mixed_p20_cut5_rec8_sender.pcap").await;
     let home = unescape(&page(&app, "/").await);
     let link = |slug: &str| {
         let li = element(&home, &format!("id=\"story-{slug}\""), "</li>");
@@ -275,12 +236,7 @@ async fn home_page_explains_the_tool_and_opens_three_stories() {
 async fn chart_ranges_stay_inside_the_data_and_tsn_is_relative() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path());
-    let (id, v) = analysed(
-        &app,
-        "cut_p20_sack40_sender.pcap",
-        &sample("cut_p20_sack40_sender.pcap"),
-    )
-    .await;
+    let (id, v) = analysed_sample(&app, "cut_p20_sack40_sender.pcap").await;
     let a = &v["result"]["associations"][0];
     let (first, last) = (
         a["first_s"].as_f64().unwrap(),

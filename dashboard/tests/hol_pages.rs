@@ -4,20 +4,11 @@
 //! messages waited, 12 / 4 / 12 / 6 per stream, 171 on one stream) and on a one-stream capture
 //! where nothing waited (`cut_p20_sack40_sender`).
 
-use std::path::Path;
-
 use axum::http::StatusCode;
 
 mod pages_common;
 
-use pages_common::{analysed, element, get, open, unescape};
-
-fn sample(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../sample-traces")
-        .join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use pages_common::{analysed_sample, element, get, open, unescape};
 
 /// The stream rows' "HOL blocked" cells of a streams table, in row order.
 fn hol_cells(table: &str) -> Vec<String> {
@@ -35,12 +26,7 @@ fn hol_cells(table: &str) -> Vec<String> {
 async fn hol_blocking_of_the_multistream_loss_run_at_the_receiver() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path());
-    let (id, v) = analysed(
-        &app,
-        "hol_s4_loss2_receiver.pcap",
-        &sample("hol_s4_loss2_receiver.pcap"),
-    )
-    .await;
+    let (id, v) = analysed_sample(&app, "hol_s4_loss2_receiver.pcap").await;
     let d = &v["result"]["associations"][0]["directions"][0];
     assert_eq!(d["hol"]["blocked_messages"], 34, "{}", d["hol"]);
     let sender = d["sender"].as_u64().unwrap();
@@ -101,12 +87,7 @@ async fn hol_blocking_of_the_multistream_loss_run_at_the_receiver() {
 async fn no_hol_blocking_on_one_stream_at_the_sender() {
     let dir = tempfile::tempdir().unwrap();
     let app = open(dir.path());
-    let (id, v) = analysed(
-        &app,
-        "cut_p20_sack40_sender.pcap",
-        &sample("cut_p20_sack40_sender.pcap"),
-    )
-    .await;
+    let (id, v) = analysed_sample(&app, "cut_p20_sack40_sender.pcap").await;
     let d = &v["result"]["associations"][0]["directions"][0];
     let sender = d["sender"].as_u64().unwrap();
     let ordered = &d["hol"]["ordered_messages"];

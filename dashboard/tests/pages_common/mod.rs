@@ -78,6 +78,19 @@ pub async fn analysed(app: &Router, name: &str, bytes: &[u8]) -> (String, Value)
     }
 }
 
+/// The bytes of `sample-traces/NAME`.
+pub fn sample(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../sample-traces")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Uploads `sample-traces/NAME` under its name and waits for the analysis: (id, the API answer).
+pub async fn analysed_sample(app: &Router, name: &str) -> (String, Value) {
+    analysed(app, name, &sample(name)).await
+}
+
 pub fn open(dir: &Path) -> Router {
     app(AppState::open(Config::new(dir)).expect("open state"))
 }
