@@ -105,6 +105,8 @@ async fn labels_link_to_the_help_page_and_identifiers_read_as_words() {
         "fig-ack_delay",
         "fig-recovery",
         "fig-rto_estimate",
+        "fig-ssn_gaps",
+        "fig-streams_negotiated",
     ] {
         assert!(linked.contains(f), "no page links to {f}");
     }
