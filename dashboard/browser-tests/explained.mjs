@@ -199,15 +199,33 @@ test("charts: shared zoom, show in charts, keyboard zoom / pan / legend, ticks, 
   }
   await shot("20-show-in-charts");
 
-  // Keyboard on the plot: + zooms in, ← pans (never before the data), 0 shows everything.
+  // A click on a T3-rtx timeout row (not on its buttons) does the same for its timer.
+  const to = "table.timeouts tbody tr.zoomable";
+  const [u0, u1] = (await page.$eval(to, (e) => [e.dataset.t0, e.dataset.t1])).map(Number);
+  await page.click(`${to} td:first-child`);
+  await page.waitForFunction(([a, b]) => {
+    const c = document.querySelector('.chart[data-chart="timeline"]');
+    return !c.dataset.loading && Number(c.dataset.from) <= a && Number(c.dataset.to) >= b && Number(c.dataset.to) - Number(c.dataset.from) < 2 * (b - a) + 1;
+  }, [u0, u1]);
+  await allSettled();
+  r = await ranges();
+  for (const k of TIME_CHARTS) assert.ok(r[k][0] <= u0 && r[k][1] >= u1, `${k}: ${r[k]} does not hold the timeout ${u0}-${u1}`);
+
+  // Keyboard on the plot: 0 shows everything, + zooms in (half the width, centred), ← pans a
+  // quarter of the window (never before the data: two presses reach the start, four stay there).
   await page.focus(`${tsn} .chart-plot`);
+  await page.keyboard.press("0");
+  await page.waitForFunction((f) => {
+    const c = document.querySelector('.chart[data-chart="tsn"]');
+    return !c.dataset.loading && Math.abs(Number(c.dataset.from) - f[0]) < 1e-6 && Math.abs(Number(c.dataset.to) - f[1]) < 1e-6;
+  }, full.tsn);
   const before = (await ranges()).tsn;
   await page.keyboard.press("+");
   await page.waitForFunction((b) => {
     const c = document.querySelector('.chart[data-chart="tsn"]');
     return !c.dataset.loading && Number(c.dataset.to) - Number(c.dataset.from) < (b[1] - b[0]) * 0.6;
   }, before);
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 4; i++) {
     await page.keyboard.press("ArrowLeft");
     await page.waitForFunction(() => !document.querySelector('.chart[data-chart="tsn"]').dataset.loading);
   }

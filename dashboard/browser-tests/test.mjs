@@ -308,6 +308,14 @@ test("aborted association and refused INIT: Ended column, warning end panel, lif
     window.dashboardCharts.find((c) => c.kind === "timeline").data.events.map((e) => e.short));
   assert.ok(marks.includes("ABORT") && marks.includes("INIT"), `${marks}`);
   await shot("10-association-aborted");
+  // "show in charts" on the ABORT row: the timeline zooms to it.
+  const abortRow = '#lifecycle-events tr[data-kind="abort"]';
+  const at = Number(await page.getAttribute(abortRow, "data-t0"));
+  await page.click(`${abortRow} button.zoom-to`);
+  await page.waitForFunction((t) => {
+    const c = document.querySelector('.chart[data-chart="timeline"]');
+    return !c.dataset.loading && Number(c.dataset.from) <= t && Number(c.dataset.to) >= t && Number(c.dataset.to) - Number(c.dataset.from) <= 0.11;
+  }, at);
 
   await page.goto(`${URL}/captures/${id}/associations/1`);
   await page.waitForSelector('#end.end-bad[data-kind="handshake_failed"]');
