@@ -7,8 +7,13 @@
 #        bench/dashboard.sh --many [N]  (a capture of N associations, default 10,000, made with
 #                                        analyzer::synth by dashboard/examples/many_associations.rs;
 #                                        issue 16 part 1: every answer under 1 MB and 200 ms)
+#        bench/dashboard.sh --issue19   (issue 19's acceptance, see bench/dashboard_issue19.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --issue19 ]; then
+  shift
+  exec bench/dashboard_issue19.sh "$@"
+fi
 if [ "${1:-}" = --many ]; then
   n=${2:-10000}
   mkdir -p bench/out
