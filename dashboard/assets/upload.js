@@ -104,7 +104,7 @@
 
   async function follow(id, ui) {
     for (;;) {
-      const r = await fetch(`/api/captures/${id}`, { headers: { Accept: "application/json" } });
+      const r = await fetch(`/api/captures/${id}?limit=0`, { headers: { Accept: "application/json" } });
       const c = await r.json();
       if (c.status === "done") {
         // The summary is published (the tables follow in the background).

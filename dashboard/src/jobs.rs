@@ -20,7 +20,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use tokio::task::JoinHandle;
 
 use crate::progress::{Phase, Progress};
-use crate::store::{write_atomic, Store};
+use crate::store::Store;
 use crate::tail::TailReader;
 use crate::AppState;
 
@@ -231,10 +231,18 @@ fn summary_pass(name: &str, reader: CaptureReader, progress: &Progress) -> Captu
     report
 }
 
-/// Writes the report; stale tables of an earlier analysis go first.
+/// Writes the report (serialised straight to a temp file, synced, renamed: a large capture's
+/// report is over 100 MB of JSON, not held twice); stale tables of an earlier analysis go.
 fn publish(store: &Store, id: &str, report: &CaptureReport) -> std::io::Result<()> {
-    let json = serde_json::to_vec(report).map_err(std::io::Error::other)?;
-    write_atomic(&store.report_path(id), &json)?;
+    let path = store.report_path(id);
+    let mut tmp = tempfile::NamedTempFile::new_in(store.capture_dir(id))?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        serde_json::to_writer(&mut w, report).map_err(std::io::Error::other)?;
+        std::io::Write::flush(&mut w)?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(&path).map_err(|e| e.error)?;
     let old = store.tables_dir(id);
     if old.exists() {
         fs::remove_dir_all(&old)?;

@@ -87,6 +87,16 @@ fn open(dir: &Path) -> Router {
     app(AppState::open(c).unwrap())
 }
 
+/// Uploads `bytes` as `name`; the stored capture's id.
+async fn upload_id(app: &Router, name: &str, bytes: &[u8]) -> String {
+    let (s, body) = send(app, upload_req(Body::from(multipart(name, bytes)))).await;
+    assert!(s.is_success(), "{name}: {s} {body}");
+    serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 async fn wait_done(app: &Router, id: &str) -> Value {
     let start = Instant::now();
     loop {
@@ -216,13 +226,7 @@ async fn an_upload_broken_off_half_way_leaves_nothing() {
 async fn a_capture_tripping_the_bounds_is_analysed_with_warnings_and_others_stay() {
     let root = tempfile::tempdir().unwrap();
     let app = open(&root.path().join("data"));
-    let good = sample("fmt_sender.pcap");
-    let (s, body) = send(&app, upload_req(Body::from(multipart("good.pcap", &good)))).await;
-    assert!(s.is_success(), "{body}");
-    let good_id = serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let good_id = upload_id(&app, "good.pcap", &sample("fmt_sender.pcap")).await;
     let good_before = wait_done(&app, &good_id).await;
     for f in ["caplen_over_256k.pcap", "sack_65535_dups.pcap"] {
         let bad = sample(&format!("broken/{f}"));
@@ -259,13 +263,7 @@ async fn a_stop_while_the_tables_are_written_redoes_them_and_serves_nothing_part
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
     let app = open(&data);
-    let capture = sample("cut_p20_sack40_sender.pcap");
-    let (s, body) = send(&app, upload_req(Body::from(multipart("t.pcap", &capture)))).await;
-    assert!(s.is_success(), "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = upload_id(&app, "t.pcap", &sample("cut_p20_sack40_sender.pcap")).await;
     let first = wait_done(&app, &id).await;
     assert_eq!(first["tables"]["status"], "ready", "{first}");
     drop(app);
@@ -331,16 +329,7 @@ async fn a_stop_while_the_tables_are_written_redoes_them_and_serves_nothing_part
 async fn progress_and_tables_are_in_the_api() {
     let root = tempfile::tempdir().unwrap();
     let app = open(&root.path().join("data"));
-    let (s, body) = send(
-        &app,
-        upload_req(Body::from(multipart("f.pcap", &sample("fmt_sender.pcap")))),
-    )
-    .await;
-    assert!(s.is_success(), "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["captures"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = upload_id(&app, "f.pcap", &sample("fmt_sender.pcap")).await;
     let (_, b) = get(&app, &format!("/api/captures/{id}")).await;
     let v: Value = serde_json::from_str(&b).unwrap();
     let phase = v["progress"]["phase"].as_str().unwrap();

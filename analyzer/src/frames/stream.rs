@@ -18,7 +18,7 @@ use crate::chunk_rows::ChunkRows;
 use crate::tcp::TcpFlow;
 
 /// Rows buffered per table before they are written as one row group.
-const ROW_GROUP: usize = 1 << 17;
+const ROW_GROUP: usize = 1 << 16;
 /// Ended associations (or their packets) gathered before their tables are built at once.
 const ASSOC_BATCH: usize = 256;
 const ASSOC_BATCH_PACKETS: u64 = 200_000;
