@@ -193,3 +193,199 @@ fn study_cli_rejects_unknown_metrics_and_templates() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("sacks_per_data_packet"));
 }
+
+/// The `sctp-vs-tcp-loss` template on its sparse campaign (`sample-traces/studies/
+/// sctp-vs-tcp-loss-sparse`: SCTP and Linux TCP side by side in each run, random loss 0-10 %,
+/// RTO.min 1000 or 200 ms): every row, SCTP and TCP alike, equals the captures' own figures
+/// recomputed here from their JSON reports; and the campaign's result (README there) holds.
+#[test]
+fn loss_study_rows_equal_the_figures_of_both_transports() {
+    let dir = common::samples_dir().join("studies/sctp-vs-tcp-loss-sparse");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    }
+    let spec = study::template("sctp-vs-tcp-loss").unwrap();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| analyzer::inputs::is_capture_name(p))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 20, "the campaign's 20 runs");
+    let mut samples = Vec::new();
+    // (RTO.min, loss, transport, metric) -> values by hand.
+    let mut want: BTreeMap<(String, String, String, String), Vec<f64>> = BTreeMap::new();
+    for p in &files {
+        let (params, _) = study::params::sidecar(p).unwrap();
+        let (_, r) = common::analyze(p);
+        samples.extend(study::samples(&r, &params));
+        let report = serde_json::to_value(&r).unwrap();
+        for c in report["comparison"].as_array().unwrap() {
+            let t = c["transport"].as_str().unwrap();
+            // Where each transport keeps its per-direction transfer times.
+            let (list, idk) = if t == "sctp" {
+                ("associations", "id")
+            } else {
+                ("tcp_flows", "id")
+            };
+            let dir = report[list]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x[idk] == c["id"])
+                .and_then(|x| {
+                    x["directions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|d| d["sender"] == c["sender"])
+                })
+                .unwrap();
+            for m in &spec.y {
+                let v = match m.as_str() {
+                    "latency_p95_ms" => dir["p95_transfer_ms"].as_f64(),
+                    other => c[other].as_f64(),
+                };
+                let key = (
+                    params["rto_min_ms"].to_string(),
+                    params["random_loss_pct"].to_string(),
+                    t.to_string(),
+                    m.clone(),
+                );
+                want.entry(key).or_default().extend(v);
+            }
+        }
+    }
+    let r = study::aggregate(&spec, &samples);
+    let mut checked = 0;
+    for ((g, x, t, m), values) in &want {
+        if values.is_empty() {
+            continue;
+        }
+        let (gv, xv): (Value, Value) = (
+            serde_json::from_str(g).unwrap(),
+            serde_json::from_str(x).unwrap(),
+        );
+        let row = r
+            .rows
+            .iter()
+            .find(|row| {
+                row.group["rto_min_ms"] == gv
+                    && row.x == xv
+                    && row.transport == *t
+                    && row.metric == *m
+            })
+            .unwrap_or_else(|| panic!("no row {g} {x} {t} {m}"));
+        assert_eq!(row.n as usize, values.len(), "{g} {x} {t} {m}");
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!((row.min, row.max), (min, max), "{g} {x} {t} {m}");
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        assert!(
+            (row.mean - mean).abs() <= 1e-9 * mean.abs().max(1.0),
+            "{g} {x} {t} {m}"
+        );
+        checked += 1;
+    }
+    // 2 RTO.min x 5 loss rates x 2 transports x the template's metrics.
+    assert!(checked >= 2 * 5 * 2 * 4, "only {checked} rows checked");
+    let mean = |rto: i64, loss: f64, t: &str, m: &str| {
+        r.rows
+            .iter()
+            .find(|row| {
+                row.group["rto_min_ms"] == rto
+                    && row.x.as_f64() == Some(loss)
+                    && row.transport == t
+                    && row.metric == m
+            })
+            .map(|row| row.mean)
+            .unwrap()
+    };
+    // The campaign's result: SCTP's latency tail grows with loss faster than TCP's, more so at
+    // RTO.min 1 s, and lowering RTO.min to 200 ms shortens it.
+    let p95 = |rto, loss, t| mean(rto, loss, t, "latency_p95_ms");
+    assert!(p95(1000, 10.0, "sctp") > 2.0 * p95(1000, 10.0, "tcp"));
+    assert!(p95(1000, 10.0, "sctp") > p95(200, 10.0, "sctp"));
+    assert!(p95(1000, 3.0, "sctp") > p95(200, 3.0, "sctp"));
+}
+
+/// The `spurious-timeouts` campaign (`sample-traces/studies/spurious-timeouts`: usrsctp, no
+/// path failure, sparse messages, peer SACK delay 40 / 200 ms, RTO.min 30 / 100 / 300 ms, I-bit
+/// off / on): per run, the analyzer's T3 expiries equal the stack's own count (`stack_log`),
+/// and its spurious failovers the times the stack marked the data's primary destination
+/// unreachable; the template's rows show Rüngeler's result (README there).
+#[test]
+fn spurious_timeouts_campaign_matches_the_stack() {
+    let dir = common::samples_dir().join("studies/spurious-timeouts");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} not found", dir.display());
+        return;
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| analyzer::inputs::is_capture_name(p))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 12, "the campaign's 12 runs");
+    let mut samples = Vec::new();
+    for p in &files {
+        let (params, _) = study::params::sidecar(p).unwrap();
+        let (_, r) = common::analyze(p);
+        samples.extend(study::samples(&r, &params));
+        let truth: Value = {
+            let name = p.file_name().unwrap().to_string_lossy();
+            let run = name.strip_suffix("_sender.pcap.gz").unwrap();
+            let t = std::fs::read_to_string(dir.join(format!("{run}_truth.json"))).unwrap();
+            serde_json::from_str(&t).unwrap()
+        };
+        let stack = &truth["stack_log"]["sctp_client"];
+        let primary = truth["primary_path"][1].as_str().unwrap();
+        let unreachable = stack["peer_addr_events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["state"] == "ADDR_UNREACHABLE" && e["addr"] == primary)
+            .count();
+        assert_eq!(r.associations.len(), 1, "{}", p.display());
+        let d = r.associations[0]
+            .directions
+            .iter()
+            .find(|d| d.data_chunks > 0)
+            .unwrap();
+        assert_eq!(
+            d.timeouts.len() as u64,
+            stack["t3_timeouts"].as_u64().unwrap(),
+            "{}: T3 expiries",
+            p.display()
+        );
+        let spurious = d.failovers.iter().filter(|f| f.spurious).count();
+        assert_eq!(spurious, unreachable, "{}: spurious failovers", p.display());
+        assert!(d.failovers.iter().all(|f| f.spurious), "{}", p.display());
+    }
+    let r = study::aggregate(&study::template("spurious-timeouts").unwrap(), &samples);
+    let spurious = |sack: i64, ibit: bool, rto: i64| {
+        r.rows
+            .iter()
+            .find(|row| {
+                row.metric == "spurious_failovers"
+                    && row.group["sack_delay_ms"] == sack
+                    && row.group["sack_immediately_ibit"] == ibit
+                    && row.x == rto
+            })
+            .map(|row| row.mean)
+            .unwrap()
+    };
+    // Below the peer's 200 ms SACK delay the sender fails over for nothing, the more often the
+    // lower its RTO.min; at 300 ms, or with the I-bit, never.
+    assert!(spurious(200, false, 30) > spurious(200, false, 100));
+    assert!(spurious(200, false, 100) > 0.0);
+    assert_eq!(spurious(200, false, 300), 0.0);
+    for rto in [30, 100, 300] {
+        assert_eq!(spurious(200, true, rto), 0.0);
+        assert_eq!(spurious(40, true, rto), 0.0);
+    }
+}

@@ -97,6 +97,107 @@ CAMPAIGNS = {
                         "spurious_failover_expected": False, "cause": "path 1 cut"},
         "keep": ["sender"],
     },
+    # SCTP against TCP under random loss (the dissertation's table: throughput and latency at
+    # 0, 0.1, 1, 3, 10 % loss with RTO.min 1 s): the SCTP association and a Linux TCP
+    # connection side by side in one run (MODE=mixed), same messages, same wire, loss on both
+    # paths and both directions, no path failure. RTO.min 1 s (RFC 9260 15) against 200 ms
+    # (Linux TCP's own floor, TCP_RTO_MIN): a lost DATA chunk that fast retransmit cannot
+    # repair (the last of a burst, or a lost retransmission) waits for the T3 timer, so the
+    # floor sets the latency tail. Delayed SACK 40 ms (Linux TCP's delayed-ACK minimum).
+    "sctp-vs-tcp-loss": {
+        "name": "sctp-vs-tcp-loss",
+        "about": "SCTP (usrsctp) beside Linux TCP in one run, random loss 0 / 0.1 / 1 / 3 / "
+                 "10 % on both paths, RTO.min 1000 or 200 ms, RTT 40 ms, SACK delay 40 ms, "
+                 "one 100-byte message every 10 ms for 10 s, no path failure",
+        "args": {"sack_ms": 40, "rto_min_ms": [1000, 200], "pmr": 5, "delay_ms": 20,
+                 "interval_ms": 10, "fail_s": -1, "duration_s": 10},
+        "env": {"MODE": "mixed", "LOSS": [0, 0.1, 1, 3, 10], "VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 1,
+        "run_name": "{name}_rtomin{rto_min_ms}_loss{LOSS}_r{rep}",
+        "truth_extra": {"scenario": "SCTP and TCP side by side under random loss on both "
+                                    "paths, no path failure",
+                        "spurious_failover_expected": None, "cause": "random loss"},
+        "keep": ["sender"],
+    },
+    # The same with one message every 100 ms for 20 s: too sparse for fast retransmit (RFC
+    # 9260 7.2.4 needs three later SACKs reporting the gap, i.e. three more messages, 300 ms;
+    # the T3 timer of RTO.min 200 ms fires first), so a lost message waits for T3: at RTO.min
+    # 1 s for a second or more, where Linux TCP's tail loss probe and 200 ms floor repair it.
+    "sctp-vs-tcp-loss-sparse": {
+        "name": "sctp-vs-tcp-loss-sparse",
+        "about": "the sctp-vs-tcp-loss campaign with one message every 100 ms for 20 s",
+        "args": {"sack_ms": 40, "rto_min_ms": [1000, 200], "pmr": 5, "delay_ms": 20,
+                 "interval_ms": 100, "fail_s": -1, "duration_s": 20},
+        "env": {"MODE": "mixed", "LOSS": [0, 0.1, 1, 3, 10], "VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 2,
+        "run_name": "{name}_rtomin{rto_min_ms}_loss{LOSS}_r{rep}",
+        "truth_extra": {"scenario": "SCTP and TCP side by side under random loss on both "
+                                    "paths, sparse messages, no path failure",
+                        "spurious_failover_expected": None, "cause": "random loss"},
+        "keep": ["sender"],
+    },
+    # Rüngeler: a sender whose RTO can fall below the peer's SACK delay times out, and with
+    # Path.Max.Retrans 1 fails over, although nothing was lost; the I-bit (RFC 7053) asks the
+    # receiver to SACK at once. Sparse messages (every 400 ms, sparser than either SACK delay,
+    # so every SACK is delayed), RTT 10 ms, no path failure (the sample trace
+    # spur_pmr1_rtomin30's conditions), RTO.min from 30 ms up to above the SACK delay.
+    "spurious-timeouts": {
+        "name": "spurious-timeouts",
+        "about": "spurious timeouts and failovers against RTO.min 30 / 100 / 300 ms, peer SACK "
+                 "delay 40 / 200 ms, with and without the I-bit; usrsctp, RTT 10 ms, PMR 1, "
+                 "one message every 400 ms for 8 s, no path failure",
+        "args": {"sack_ms": [40, 200], "rto_min_ms": [30, 100, 300], "pmr": 1, "delay_ms": 5,
+                 "interval_ms": 400, "fail_s": -1, "duration_s": 8},
+        "env": {"SACK_IMMEDIATE": [0, 1], "VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 1,
+        "run_name": "{name}_sack{sack_ms}_rtomin{rto_min_ms}_ibit{SACK_IMMEDIATE}_r{rep}",
+        "truth_extra": {"scenario": "sparse messages, no path failure: any failover is "
+                                    "spurious",
+                        "spurious_failover_expected": None, "cause": "none (no failure)"},
+        "keep": ["sender"],
+    },
+    # Pyarali (SCIOP / IIOP): what a link failure does to a stream of messages, SCTP beside
+    # TCP in one run (MODE=mixed): path 1 cut 3 s after the start and back 5 s later; SCTP
+    # fails over to path 2, TCP (path 1 only) stalls until the path is back. A message every
+    # 20 ms for 12 s; RTO.min 1000 / 200 ms and Path.Max.Retrans 2 / 5 set how long SCTP waits.
+    "link-failure": {
+        "name": "link-failure",
+        "about": "path 1 cut for 5 s, SCTP (usrsctp, fails over) beside Linux TCP (stalls) in "
+                 "one run; RTO.min 1000 / 200 ms x PMR 2 / 5; RTT 40 ms, a message every 20 ms",
+        "args": {"sack_ms": 40, "rto_min_ms": [1000, 200], "pmr": [2, 5], "delay_ms": 20,
+                 "interval_ms": 20, "fail_s": 3, "duration_s": 12},
+        "env": {"MODE": "mixed", "RECOVER_S": 8, "VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 2,
+        "run_name": "{name}_rtomin{rto_min_ms}_pmr{pmr}_r{rep}",
+        "truth_extra": {"scenario": "path 1 cut 3 s after the client starts, back 5 s later; "
+                                    "SCTP fails over, TCP stalls",
+                        "spurious_failover_expected": False, "cause": "path 1 cut"},
+        "keep": ["sender"],
+    },
+    # The http-transfer template (handshake, transfer times, head-of-line waits per number of
+    # streams) on paced message transfers, not HTTP: the SCTP association sends message i on
+    # stream i % STREAMS (lab-streams.patch), a Linux TCP connection beside it (one byte
+    # stream) carries the same messages; 200-byte messages every 5 ms for 4 s, 0 or 2 % random
+    # loss on both paths (the sample traces hol_s4_loss2 / hol_s1_loss2's conditions, one
+    # message size: the lab's TCP client takes no size range). The streams patch applies on
+    # top of the abort and stalls patches (as in generate.sh).
+    "http-transfer": {
+        "name": "http-transfer",
+        "about": "message transfers over 1 / 4 / 16 SCTP streams beside one TCP connection, 0 or "
+                 "2 % random loss; usrsctp, RTT 40 ms, SACK delay 40 ms, RTO.min 200 ms, "
+                 "200-byte messages every 5 ms for 4 s",
+        "args": {"sack_ms": 40, "rto_min_ms": 200, "pmr": 2, "delay_ms": 20,
+                 "interval_ms": 5, "fail_s": -1, "duration_s": 4},
+        "env": {"MODE": "mixed", "STREAMS": [1, 4, 16], "LOSS": [0, 2], "MSGLEN": 200,
+                "VERBOSE": 0, "RTPRIO": 20},
+        "repetitions": 2,
+        "run_name": "{name}_s{STREAMS}_loss{LOSS}_r{rep}",
+        "truth_extra": {"scenario": "ordered messages over STREAMS streams beside one TCP "
+                                    "connection, random loss, no path failure",
+                        "spurious_failover_expected": None, "cause": "random loss"},
+        "keep": ["sender"],
+        "patches": ["lab-abort.patch", "lab-stalls.patch", "lab-streams.patch"],
+    },
 }
 
 
