@@ -500,9 +500,8 @@ struct Pass<'o> {
     first_ns: Option<i64>,
     sctp_packets: u64,
     bad_checksums: u64,
-    /// SCTP and TCP packets analysed, and associations met (progress).
+    /// SCTP and TCP packets analysed (progress).
     packets: u64,
-    associations: u64,
 }
 
 impl<'o> Pass<'o> {
@@ -534,7 +533,6 @@ impl<'o> Pass<'o> {
             sctp_packets: 0,
             bad_checksums: 0,
             packets: 0,
-            associations: 0,
         }
     }
 
@@ -602,7 +600,7 @@ impl<'o> Pass<'o> {
         self.out.push(Out::Progress(PassProgress {
             bytes: input_bytes,
             packets: self.packets,
-            associations: self.associations,
+            associations: self.tracker.created(),
         }));
         self.out.drain(..)
     }
@@ -685,10 +683,7 @@ impl<'o> Pass<'o> {
                 sender,
                 path,
                 ended,
-            } => {
-                self.associations = self.associations.max(u64::from(a) + 1);
-                (a, sender, path, ended)
-            }
+            } => (a, sender, path, ended),
             Classified::Unassociated(why) => {
                 let first = FirstCopy {
                     assoc: None,

@@ -149,6 +149,11 @@ impl Tracker {
         }
     }
 
+    /// Associations met so far (ended and retired ones included): indices are never reused.
+    pub fn created(&self) -> u64 {
+        self.assocs.len() as u64
+    }
+
     /// Packets the peer of endpoint `sender` has sent in live association `a` (the duplicate
     /// filter's "nothing from the peer in between").
     #[inline]
