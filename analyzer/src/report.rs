@@ -295,16 +295,34 @@ fn ms(ns: i64) -> f64 {
 
 impl CaptureReport {
     pub fn from_analysis(c: &CaptureAnalysis) -> Self {
-        let associations: Vec<AssocReport> = c
-            .associations
-            .iter()
-            .map(|a| AssocReport::new(c.time_base(), a))
-            .collect();
-        let tcp_flows: Vec<crate::tcp::TcpFlowReport> = c
-            .tcp_flows
-            .iter()
-            .map(|f| crate::tcp::TcpFlowReport::new(c.time_base(), f))
-            .collect();
+        Self::from_streamed(c, Vec::new(), Vec::new())
+    }
+
+    /// The report of a streaming pass (`analyze::analyze_reader_streaming`): the associations
+    /// and TCP connections it handed on as they ended (`ended`, `retired`) with those the
+    /// analysis still held at its end; associations in id order, connections retired first
+    /// (in the order they were retired), as the CLI's JSON lists them.
+    pub fn from_streamed(
+        c: &CaptureAnalysis,
+        mut ended: Vec<AssocReport>,
+        mut retired: Vec<crate::tcp::TcpFlowReport>,
+    ) -> Self {
+        let sort = !ended.is_empty();
+        ended.extend(
+            c.associations
+                .iter()
+                .map(|a| AssocReport::new(c.time_base(), a)),
+        );
+        if sort {
+            ended.sort_by_key(|a| a.id);
+        }
+        let associations = ended;
+        retired.extend(
+            c.tcp_flows
+                .iter()
+                .map(|f| crate::tcp::TcpFlowReport::new(c.time_base(), f)),
+        );
+        let tcp_flows = retired;
         let comparison = crate::compare::rows(&associations, &tcp_flows);
         CaptureReport {
             file: c.file.clone(),

@@ -219,16 +219,7 @@ fn summary_pass(name: &str, reader: CaptureReader, progress: &Progress) -> Captu
             Ended::Tcp(f) => flows.push(f),
         },
     );
-    let mut report = CaptureReport::from_analysis(&analysis);
-    drop(analysis);
-    assocs.append(&mut report.associations);
-    assocs.sort_by_key(|a| a.id);
-    // Retired connections first, in the order they were retired, then the others (as the CLI).
-    flows.append(&mut report.tcp_flows);
-    report.comparison = analyzer::compare::rows(&assocs, &flows);
-    report.associations = assocs;
-    report.tcp_flows = flows;
-    report
+    CaptureReport::from_streamed(&analysis, assocs, flows)
 }
 
 /// Writes the report (serialised straight to a temp file, synced, renamed: a large capture's
