@@ -180,6 +180,8 @@ pub fn link_of(id: &str) -> String {
     Def::of(id).html()
 }
 
+/// Text for HTML built outside askama's templates (element text and quoted attributes; the
+/// Studies page's SVG too).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

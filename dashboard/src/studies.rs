@@ -4,6 +4,7 @@
 //! async runtime and shows its table and, per metric, an SVG chart of the mean against x with
 //! the 95% CI as error bars. Results are cached in memory per (set, spec).
 
+use crate::help::escape;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -276,13 +277,6 @@ fn group_text(g: &BTreeMap<String, Value>) -> String {
         .join(", ")
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// (x, mean, 95% CI) of one chart point.
 type Point = (f64, f64, Option<[f64; 2]>);
 
@@ -342,7 +336,7 @@ fn charts(r: &StudyReport) -> Vec<ChartView> {
         let _ = write!(
             s,
             r#"<svg class="study-chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{} against x">"#,
-            esc(m)
+            escape(m)
         );
         let _ = write!(
             s,
@@ -371,7 +365,7 @@ fn charts(r: &StudyReport) -> Vec<ChartView> {
             r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
             (l + w - rt) / 2.0,
             h - 5.0,
-            esc(r.x.as_deref().unwrap_or("x"))
+            escape(r.x.as_deref().unwrap_or("x"))
         );
         for (i, (name, pts)) in series.iter_mut().enumerate() {
             pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -402,7 +396,7 @@ fn charts(r: &StudyReport) -> Vec<ChartView> {
                     r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{}: x {} mean {}</title></circle>"#,
                     px(x),
                     py(y),
-                    esc(name),
+                    escape(name),
                     round(x, 3),
                     round(y, 3)
                 );
@@ -415,7 +409,7 @@ fn charts(r: &StudyReport) -> Vec<ChartView> {
                 ly - 4.0,
                 w - rt + 26.0,
                 ly,
-                esc(name)
+                escape(name)
             );
         }
         s.push_str("</svg>");
