@@ -206,13 +206,7 @@ fn loss_study_rows_equal_the_figures_of_both_transports() {
         return;
     }
     let spec = study::template("sctp-vs-tcp-loss").unwrap();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| analyzer::inputs::is_capture_name(p))
-        .collect();
-    files.sort();
+    let files = analyzer::inputs::expand(std::slice::from_ref(&dir));
     assert_eq!(files.len(), 20, "the campaign's 20 runs");
     let mut samples = Vec::new();
     // (RTO.min, loss, transport, metric) -> values by hand.
@@ -225,16 +219,16 @@ fn loss_study_rows_equal_the_figures_of_both_transports() {
         for c in report["comparison"].as_array().unwrap() {
             let t = c["transport"].as_str().unwrap();
             // Where each transport keeps its per-direction transfer times.
-            let (list, idk) = if t == "sctp" {
-                ("associations", "id")
+            let list = if t == "sctp" {
+                "associations"
             } else {
-                ("tcp_flows", "id")
+                "tcp_flows"
             };
             let dir = report[list]
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|x| x[idk] == c["id"])
+                .find(|x| x["id"] == c["id"])
                 .and_then(|x| {
                     x["directions"]
                         .as_array()
@@ -323,13 +317,7 @@ fn spurious_timeouts_campaign_matches_the_stack() {
         eprintln!("skipped: {} not found", dir.display());
         return;
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| analyzer::inputs::is_capture_name(p))
-        .collect();
-    files.sort();
+    let files = analyzer::inputs::expand(std::slice::from_ref(&dir));
     assert_eq!(files.len(), 12, "the campaign's 12 runs");
     let mut samples = Vec::new();
     for p in &files {
