@@ -334,7 +334,8 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
                 .get_or_insert("original seen arriving at the receiver");
         }
     }
-    let sd_ms = sack_delay.map(|d| d.median);
+    // The peer's SACK delay: typical (median) and the longest a lone packet waits (p95).
+    let sd_ms = sack_delay.map(|d| (d.median, d.p95));
     let hb_gap_min_ms = inf.hb_gap_min_ns.map(|g| g as f64 / 1e6);
     let peer_linux = inf.tick_estimator[1 - s] == Some(true);
     let dir = &mut inf.dirs[s];
@@ -431,6 +432,22 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     }
 }
 
+/// The expiries on the old path since the outage that a failover's chain is made of.
+fn chain_timeouts<'d>(
+    dir: &'d DirInfer,
+    f: &super::events::Failover,
+    tick_estimator: Option<bool>,
+) -> Vec<&'d super::events::Timeout> {
+    // A Linux kernel clears the error count on the acknowledgement of a chunk last sent to the
+    // destination, retransmitted or not (RFC 9260 8.2): its chain starts after that.
+    let reset = f.chain_reset_ns.filter(|_| tick_estimator == Some(true));
+    f.timeouts
+        .iter()
+        .filter_map(|&i| dir.timeouts.get(i as usize))
+        .filter(|t| reset.is_none_or(|r| t.t_ns > r))
+        .collect()
+}
+
 /// The consecutive expiries on the old path that led to a failover (RFC 9260 8.2: inactive after
 /// PMR + 1 of them; RFC 7829: potentially failed after pf_retrans + 1), counted only when the
 /// chain is complete: its first expiry ran from a send or a SACK (a stack that restarts T3-rtx on
@@ -443,15 +460,7 @@ fn chain_expiries(
     rto_min_ms: Option<f64>,
     tick_estimator: Option<bool>,
 ) -> Option<(u32, f64, f64)> {
-    // A Linux kernel clears the error count on the acknowledgement of a chunk last sent to the
-    // destination, retransmitted or not (RFC 9260 8.2): its chain starts after that.
-    let reset = f.chain_reset_ns.filter(|_| tick_estimator == Some(true));
-    let ts: Vec<&super::events::Timeout> = f
-        .timeouts
-        .iter()
-        .filter_map(|&i| dir.timeouts.get(i as usize))
-        .filter(|t| reset.is_none_or(|r| t.t_ns > r))
-        .collect();
+    let ts = chain_timeouts(dir, f, tick_estimator);
     let first = ts.first()?;
     if !matches!(first.timer_start, TimerStart::Send | TimerStart::Sack) {
         return None;
@@ -580,13 +589,14 @@ fn diagnose_failovers(
     dir: &mut DirInfer,
     vantage: Vantage,
     base_rtt_ms: Option<f64>,
-    sd_ms: Option<f64>,
+    sd: Option<(f64, f64)>,
     rto_min_ms: Option<f64>,
     hb_gap_min_ms: Option<f64>,
     tick_estimator: Option<bool>,
     peer_linux: bool,
 ) {
     let linux = (tick_estimator == Some(true), peer_linux);
+    let (sd_ms, sd_high_ms) = (sd.map(|d| d.0), sd.map(|d| d.1));
     for fi in 0..dir.failovers.len() {
         let f = dir.failovers[fi].clone();
         let from = f.from;
@@ -664,13 +674,12 @@ fn diagnose_failovers(
             // The old path's silence and the expiry chain are seen at the sender.
             (None, None)
         } else {
-            let failover_ms = (f.t_ns - start) as f64 / 1e6;
             path_failure(
                 dir,
                 &f,
-                chain,
-                policy,
-                failover_ms,
+                (chain, policy),
+                start,
+                (base_rtt_ms, sd_high_ms),
                 tick_estimator,
                 &mut evidence,
             )
@@ -693,15 +702,18 @@ fn diagnose_failovers(
 /// The cause of a real failover in words (METRICS.md "Failover policy and stacks": the old
 /// path fell silent, the expiry chain, PMR or pf_retrans reached) and what other settings would
 /// have given (`whatif`), with the settings' names where the stack is known.
+/// `base_rtt_ms` and `sd_high_ms` (the peer's longest usual SACK delay, p95) bound what a lone
+/// packet's SACK takes to come back (`lone_caveat`).
 fn path_failure(
     dir: &DirInfer,
     f: &super::events::Failover,
-    chain: Option<(u32, f64, f64)>,
-    policy: Option<FailoverPolicy>,
-    failover_ms: f64,
+    (chain, policy): (Option<(u32, f64, f64)>, Option<FailoverPolicy>),
+    start_ns: i64,
+    (base_rtt_ms, sd_high_ms): (Option<f64>, Option<f64>),
     tick_estimator: Option<bool>,
     evidence: &mut Vec<String>,
 ) -> (Option<&'static str>, Option<String>) {
+    let failover_ms = (f.t_ns - start_ns) as f64 / 1e6;
     let old = &dir.dsts[f.from as usize];
     let heard = [f.last_heard_ns, old.last_hb_ack_ns]
         .into_iter()
@@ -749,61 +761,17 @@ fn path_failure(
     let linux = tick_estimator == Some(true);
     // What-if figures (`whatif`): only from a complete chain.
     let recommendation = chain.and_then(|(n, _, sum)| {
-        let first = f
-            .timeouts
-            .first()
-            .and_then(|&i| dir.timeouts.get(i as usize))?;
-        let estimate = match (first.est_rto_ms, first.est_rto_coarse_ms.filter(|_| linux)) {
-            (Some(e), Some(c)) => e.max(c),
-            (e, c) => e.or(c)?,
-        };
-        let r0 = first.observed_rto_ns? as f64 / 1e6 / 2f64.powi(first.backoff.min(16) as i32);
-        let o = super::whatif::Observed {
-            failover_ms,
-            chain_ms: sum,
-            expiries: n,
-            estimate_ms: estimate,
-            rto_max_ms: None,
-        };
-        let mut alts = Vec::new();
-        if n > 1 {
-            let s = super::whatif::Settings {
-                rto_min_ms: r0,
-                expiries: 1,
-            };
-            alts.push(format!(
-                "with PF (pf_retrans 0: {}): about {} s",
-                super::settings::pf(linux),
-                Fixed(super::whatif::predict(&o, &s) / 1e3, 2)
-            ));
-        }
-        if r0 >= 3.0 * ALT_RTO_MIN_MS && r0 > 1.5 * estimate {
-            let s = super::whatif::Settings {
-                rto_min_ms: ALT_RTO_MIN_MS,
-                expiries: n,
-            };
-            alts.push(format!(
-                "with RTO.min {} ms instead of {} ms{} ({}): about {} s",
-                Fixed(ALT_RTO_MIN_MS, 0),
-                Fixed(r0, 0),
-                super::settings::rto_min_default(linux, r0),
-                super::settings::rto_min(linux),
-                Fixed(super::whatif::predict(&o, &s) / 1e3, 2)
-            ));
-        }
-        (!alts.is_empty()).then(|| {
-            format!(
-                "failover took {} s; {} (RFC 9260 6.3 timer rules from the observed RTT; the outage's start and timer lateness as observed)",
-                Fixed(failover_ms / 1e3, 2),
-                alts.join("; ")
-            )
-        })
+        super::whatif::recommendation(
+            dir,
+            f,
+            (n, sum),
+            (start_ns, failover_ms),
+            (base_rtt_ms, sd_high_ms),
+            linux,
+        )
     });
     (Some("path_failure"), recommendation)
 }
-
-/// The lower RTO.min a what-if proposes (what the labs use; above typical path RTTs).
-const ALT_RTO_MIN_MS: f64 = 100.0;
 
 #[allow(clippy::too_many_arguments)]
 fn classify(

@@ -11,6 +11,10 @@
 //! * the time from the outage's start to the first expiry's timer start, and the timers'
 //!   lateness, stay as observed (the "lead").
 
+use super::direction::DirInfer;
+use super::events::Failover;
+use crate::decimal::Fixed;
+
 /// RFC 9260 15: RTO.Max.
 const DEFAULT_RTO_MAX_MS: f64 = 60_000.0;
 
@@ -76,6 +80,154 @@ pub fn dead_idle_path_ms(
     }
 }
 
+/// The what-if recommendation of a real failover (the words of `path_failure`): PF with
+/// pf_retrans 0 and a lower RTO.min, each with its predicted failover time and the condition
+/// under which it holds (`lone_caveat`, spurious expiries already seen). The complete expiry
+/// chain's count and summed observed RTOs come in `(n, sum)`, the outage's start (ns) and the
+/// failover time (ms) in `(start_ns, failover_ms)`.
+pub(super) fn recommendation(
+    dir: &DirInfer,
+    f: &Failover,
+    (n, sum): (u32, f64),
+    (start_ns, failover_ms): (i64, f64),
+    (base_rtt_ms, sd_high_ms): (Option<f64>, Option<f64>),
+    linux: bool,
+) -> Option<String> {
+    let first = f
+        .timeouts
+        .first()
+        .and_then(|&i| dir.timeouts.get(i as usize))?;
+    let estimate = match (first.est_rto_ms, first.est_rto_coarse_ms.filter(|_| linux)) {
+        (Some(e), Some(c)) => e.max(c),
+        (e, c) => e.or(c)?,
+    };
+    let r0 = first.observed_rto_ns? as f64 / 1e6 / 2f64.powi(first.backoff.min(16) as i32);
+    let o = Observed {
+        failover_ms,
+        chain_ms: sum,
+        expiries: n,
+        estimate_ms: estimate,
+        rto_max_ms: None,
+    };
+    let secs = |s: Settings| Fixed(predict(&o, &s) / 1e3, 2);
+    let mut alts = Vec::new();
+    if n > 1 {
+        let pf = Settings {
+            rto_min_ms: r0,
+            expiries: 1,
+        };
+        let mut alt = format!(
+            "with PF (pf_retrans 0: {}): about {} s",
+            super::settings::pf(linux),
+            secs(pf)
+        );
+        // With pf_retrans 0 one spurious expiry is a spurious failover.
+        let spurious_expiries = dir
+            .timeouts
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| t.t_ns < start_ns && spurious_timeout(dir, *i))
+            .count();
+        if spurious_expiries > 0 {
+            alt.push_str(&format!(
+                ", but T3-rtx already expired spuriously {spurious_expiries} time(s) before the outage (the retransmitted DATA had been delivered): with pf_retrans 0 each would have moved new DATA, so first set the I-bit on DATA (RFC 7053) or raise RTO.min above RTT + the peer's SACK delay"
+            ));
+        } else if let Some(c) = lone_caveat(r0, base_rtt_ms, sd_high_ms) {
+            alt.push_str(&format!(", {c}: each spurious expiry would move new DATA"));
+        }
+        alts.push(alt);
+    }
+    if r0 >= 3.0 * ALT_RTO_MIN_MS && r0 > 1.5 * estimate {
+        let low = Settings {
+            rto_min_ms: ALT_RTO_MIN_MS,
+            expiries: n,
+        };
+        let proposed = ALT_RTO_MIN_MS.max(estimate);
+        // Where the peer's SACK delay is known and the proposal is below what a lone
+        // packet's SACK takes, the lowest RTO.min above it (a fifth more for RTT variation,
+        // in 10 ms) comes first.
+        let lone = base_rtt_ms.zip(sd_high_ms).map(|(r, d)| r + d);
+        if let Some(l) = lone.filter(|&l| proposed < l) {
+            let safe = (l * 1.2 / 10.0).ceil() * 10.0;
+            if r0 >= 1.5 * safe.max(estimate) {
+                alts.push(format!(
+                    "with RTO.min {} ms instead of {} ms{} ({}; above RTT + the peer's SACK delay, {} ms): about {} s",
+                    Fixed(safe, 0),
+                    Fixed(r0, 0),
+                    super::settings::rto_min_default(linux, r0),
+                    super::settings::rto_min(linux),
+                    Fixed(l, 0),
+                    secs(Settings {
+                        rto_min_ms: safe,
+                        expiries: n,
+                    })
+                ));
+            }
+        }
+        let mut alt = format!(
+            "with RTO.min {} ms instead of {} ms{} ({}): about {} s",
+            Fixed(ALT_RTO_MIN_MS, 0),
+            Fixed(r0, 0),
+            super::settings::rto_min_default(linux, r0),
+            super::settings::rto_min(linux),
+            secs(low)
+        );
+        if let Some(c) = lone_caveat(proposed, base_rtt_ms, sd_high_ms) {
+            alt.push_str(&format!(", {c}"));
+        }
+        alts.push(alt);
+    }
+    (!alts.is_empty()).then(|| {
+        format!(
+            "failover took {} s; {} (RFC 9260 6.3 timer rules from the observed RTT; the outage's start and timer lateness as observed)",
+            Fixed(failover_ms / 1e3, 2),
+            alts.join("; ")
+        )
+    })
+}
+
+/// When a what-if's first RTO `rto_ms` could expire before a lone packet's delayed SACK comes
+/// back (RFC 9260 6.3.3: a spurious timeout; RFC 7053: the I-bit asks the peer to SACK at once),
+/// the condition in words: the peer's SACK delay as seen (p95), or, not seen, the default the
+/// RFC allows (RFC 9260 6.2: 200 ms). `None` when the RTO is above RTT + that delay.
+fn lone_caveat(rto_ms: f64, base_rtt_ms: Option<f64>, sd_high_ms: Option<f64>) -> Option<String> {
+    let rtt = base_rtt_ms?;
+    match sd_high_ms {
+        Some(sd) => (rto_ms < rtt + sd).then(|| {
+            format!(
+                "but only with the I-bit on DATA (RFC 7053) or a peer SACK delay below {} ms: an RTO of {} ms expires before a lone packet's SACK comes back (RTT + the peer's SACK delay: {} ms), a spurious timeout",
+                Fixed((rto_ms - rtt).max(0.0), 0),
+                Fixed(rto_ms, 0),
+                Fixed(rtt + sd, 0)
+            )
+        }),
+        None => (rto_ms < rtt + DEFAULT_SACK_DELAY_MS).then(|| {
+            format!(
+                "provided the peer SACKs a lone packet within {} ms or DATA carries the I-bit (RFC 7053): its SACK delay was not seen here and may be up to 200 ms (RFC 9260 6.2 default), which an RTO of {} ms would not wait for",
+                Fixed((rto_ms - rtt).max(0.0), 0),
+                Fixed(rto_ms, 0)
+            )
+        }),
+    }
+}
+
+/// Whether expiry `i` of `dir` retransmitted only DATA that had been delivered (a spurious
+/// timeout: RFC 9260 6.3.3 fired while the SACK was on its way).
+fn spurious_timeout(dir: &DirInfer, i: usize) -> bool {
+    let mut rtx = dir
+        .retransmissions
+        .iter()
+        .filter(|r| r.timeout == Some(i as u32))
+        .peekable();
+    rtx.peek().is_some() && rtx.all(|r| r.spurious.is_some())
+}
+
+/// RFC 9260 6.2: the delayed-SACK timer's usual value (the Linux and FreeBSD default).
+const DEFAULT_SACK_DELAY_MS: f64 = 200.0;
+
+/// The lower RTO.min a what-if proposes (what the labs use; above typical path RTTs).
+const ALT_RTO_MIN_MS: f64 = 100.0;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +280,53 @@ mod tests {
             ..o
         };
         assert!((predict(&capped, &same) - (36.0 + 120.0 + 240.0 + 300.0)).abs() < 1.0);
+    }
+
+    #[test]
+    fn an_rto_below_rtt_plus_the_peers_sack_delay_is_a_condition() {
+        // Seen: RTT 40 ms, the peer delays a lone packet's SACK up to 209 ms (lab run
+        // lk_sparse_sack200): 125 ms expires first.
+        let c = lone_caveat(125.0, Some(40.0), Some(209.0)).unwrap();
+        assert!(
+            c.contains("I-bit") && c.contains("below 85 ms") && c.contains("249 ms"),
+            "{c}"
+        );
+        // Above RTT + SACK delay: nothing to say.
+        assert_eq!(lone_caveat(300.0, Some(40.0), Some(209.0)), None);
+        // Not seen (dense traffic: every second packet SACKed at once): the RFC default.
+        let c = lone_caveat(130.0, Some(40.0), None).unwrap();
+        assert!(c.contains("not seen") && c.contains("within 90 ms"), "{c}");
+        assert_eq!(lone_caveat(250.0, Some(40.0), None), None);
+        // No RTT, no claim.
+        assert_eq!(lone_caveat(100.0, None, Some(200.0)), None);
+    }
+
+    #[test]
+    fn a_spurious_expiry_retransmitted_only_delivered_data() {
+        use super::super::events::{Retransmission, RtxKind};
+        let rtx = |timeout: Option<u32>, spurious: Option<&'static str>| Retransmission {
+            tsn: 1,
+            t_ns: 0,
+            frame: 1,
+            orig_t_ns: 0,
+            orig_frame: 1,
+            orig_path: 0,
+            path: 0,
+            kind: RtxKind::Timeout,
+            timeout,
+            spurious,
+            acked_ns: None,
+        };
+        let mut dir = DirInfer::default();
+        dir.retransmissions = vec![
+            rtx(Some(0), Some("reported as duplicate TSN by the peer")),
+            rtx(Some(1), Some("reported as duplicate TSN by the peer")),
+            rtx(Some(1), None),
+        ];
+        assert!(spurious_timeout(&dir, 0));
+        // One chunk of expiry 1 was really lost.
+        assert!(!spurious_timeout(&dir, 1));
+        // No retransmission seen for expiry 2: no claim.
+        assert!(!spurious_timeout(&dir, 2));
     }
 }
