@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use crate::assoc::accounting::{chunk_types, CaptureAccounting, DupKey, FirstCopy};
 use crate::assoc::{Association, Classified, PacketCtx, Tracker, TrackerLimits};
+use crate::capture::rotation::{self, Gap, Rotation};
 use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
 use crate::chunk_rows::ChunkRows;
 use crate::report::AssocReport;
@@ -118,6 +119,10 @@ pub struct CaptureAnalysis {
     pub tcp_flows: Vec<crate::tcp::TcpFlow>,
     /// Duplicates, unassociated packets, checksum verdict, association ends.
     pub accounting: CaptureAccounting,
+    /// The files of a rotated capture, in reading order (empty for one file).
+    pub files: Vec<crate::capture::rotation::MemberFile>,
+    /// Capture gaps at the file boundaries of a rotated capture.
+    pub gaps: Vec<crate::capture::rotation::Gap>,
 }
 
 impl CaptureAnalysis {
@@ -167,15 +172,72 @@ pub fn analyze_file(
     opts: &Options,
     progress: &mut dyn FnMut(u64),
 ) -> Result<CaptureAnalysis, AnalyzeError> {
-    let reader = CaptureReader::open(path).map_err(|source| AnalyzeError {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    Ok(analyze_reader(
-        &path.display().to_string(),
-        reader,
+    analyze_files(&[path.to_path_buf()], opts, progress)
+}
+
+/// Opens and analyses one capture made of `files`: one file as it is, several as one rotated
+/// capture (`capture::rotation`: in the order of their first packet, frame numbers running on,
+/// gaps at file boundaries told and not inferred across).
+pub fn analyze_files(
+    files: &[PathBuf],
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+) -> Result<CaptureAnalysis, AnalyzeError> {
+    let (name, reader, rotation) = open_files(files)?;
+    Ok(run(
+        &name,
+        (reader, rotation),
         opts,
-        progress,
+        &mut |p: PassProgress| progress(p.bytes),
+        Emit::None,
+    ))
+}
+
+/// Opens the files of one capture: the first readable one by first packet, and the rotation of
+/// the others (None for one file). The capture is named after the file read first.
+fn open_files(
+    files: &[PathBuf],
+) -> Result<(String, CaptureReader, Option<Rotation>), AnalyzeError> {
+    let err = |file: &Path, source| AnalyzeError {
+        file: file.to_path_buf(),
+        source,
+    };
+    if let [path] = files {
+        let reader = CaptureReader::open(path).map_err(|e| err(path, e))?;
+        return Ok((path.display().to_string(), reader, None));
+    }
+    let Some(first_path) = files.first() else {
+        return Err(err(
+            Path::new(""),
+            crate::capture::CaptureError::Io {
+                offset: 0,
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no capture file given"),
+            },
+        ));
+    };
+    let mut ordered: std::collections::VecDeque<_> = rotation::order_by_first_packet(files)
+        .map_err(|(p, e)| err(&p, e))?
+        .into();
+    let mut skipped = Vec::new();
+    while let Some((path, first_ns)) = ordered.pop_front() {
+        match CaptureReader::open(&path) {
+            Ok(reader) => {
+                let mut rot = Rotation::new(&path, first_ns, ordered.into());
+                rot.warnings.extend(skipped);
+                return Ok((path.display().to_string(), reader, Some(rot)));
+            }
+            Err(e) => skipped.push(format!(
+                "{}: {e}: file skipped, the others read",
+                path.display()
+            )),
+        }
+    }
+    Err(err(
+        first_path,
+        crate::capture::CaptureError::Io {
+            offset: 0,
+            source: std::io::Error::other("no file of the rotated capture could be opened"),
+        },
     ))
 }
 
@@ -215,7 +277,7 @@ pub fn analyze_reader_rows(
     opts: &Options,
     sink: &mut dyn RowSink,
 ) -> CaptureAnalysis {
-    run(name, reader, opts, &mut |_| {}, Emit::Rows(sink))
+    run(name, (reader, None), opts, &mut |_| {}, Emit::Rows(sink))
 }
 
 /// `analyze_reader_streaming` with progress in packets and associations as well as bytes.
@@ -226,7 +288,7 @@ pub fn analyze_reader_progress(
     progress: &mut dyn FnMut(PassProgress),
     emit: &mut dyn FnMut(Ended),
 ) -> CaptureAnalysis {
-    run(name, reader, opts, progress, Emit::Reports(emit))
+    run(name, (reader, None), opts, progress, Emit::Reports(emit))
 }
 
 /// Opens and analyses one capture, handing each association to `emit` as soon as it ends
@@ -240,16 +302,23 @@ pub fn analyze_file_streaming(
     progress: &mut dyn FnMut(u64),
     emit: &mut dyn FnMut(Ended),
 ) -> Result<CaptureAnalysis, AnalyzeError> {
-    let reader = CaptureReader::open(path).map_err(|source| AnalyzeError {
-        file: path.to_path_buf(),
-        source,
-    })?;
-    Ok(analyze_reader_streaming(
-        &path.display().to_string(),
-        reader,
+    analyze_files_streaming(&[path.to_path_buf()], opts, progress, emit)
+}
+
+/// `analyze_file_streaming` for one capture made of `files` (see `analyze_files`).
+pub fn analyze_files_streaming(
+    files: &[PathBuf],
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+    emit: &mut dyn FnMut(Ended),
+) -> Result<CaptureAnalysis, AnalyzeError> {
+    let (name, reader, rotation) = open_files(files)?;
+    Ok(run(
+        &name,
+        (reader, rotation),
         opts,
-        progress,
-        Some(emit),
+        &mut |p: PassProgress| progress(p.bytes),
+        Emit::Reports(emit),
     ))
 }
 
@@ -272,7 +341,7 @@ pub fn analyze_reader_streaming(
     };
     run(
         name,
-        reader,
+        (reader, None),
         opts,
         &mut |p: PassProgress| progress(p.bytes),
         emit,
@@ -282,7 +351,7 @@ pub fn analyze_reader_streaming(
 /// The pass behind every entry point above.
 fn run(
     name: &str,
-    reader: CaptureReader,
+    (reader, rotation): (CaptureReader, Option<Rotation>),
     opts: &Options,
     progress: &mut dyn FnMut(PassProgress),
     mut emit: Emit<'_>,
@@ -290,7 +359,8 @@ fn run(
     let rows = matches!(emit, Emit::Rows(_));
     let mut pass = Pass::new(opts, !matches!(emit, Emit::None));
     pass.stream_chunks = rows;
-    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline);
+    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline)
+        .with_rotation(rotation);
     let mut out = |o: Out| match (o, &mut emit) {
         (Out::Ended(first_ns, assoc), Emit::Reports(emit)) => {
             emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
@@ -389,8 +459,8 @@ fn run(
         }
         (pass, stage.finish())
     };
-    let mut pass = pass;
-    let mut warnings = end.reader.warnings().to_vec();
+    let (mut pass, mut end) = (pass, end);
+    let mut warnings = std::mem::take(&mut end.warnings);
     if let Some(w) = pass.tracker.limit_warning.take() {
         pass.warnings.push(|| w);
     }
@@ -436,7 +506,7 @@ fn run(
         file: name.to_string(),
         format: end.reader.format(),
         gzip: end.reader.gzip(),
-        packets: end.reader.frames_read(),
+        packets: end.frames,
         sctp_packets: pass.sctp_packets,
         tcp_packets: end.tcp_packets,
         bad_checksums: pass.bad_checksums,
@@ -449,6 +519,8 @@ fn run(
         emitted: pass.emitted,
         emitted_tcp: pass.emitted_tcp,
         accounting: pass.acct,
+        files: end.members,
+        gaps: pass.gaps,
     }
 }
 
@@ -502,6 +574,9 @@ struct Pass<'o> {
     bad_checksums: u64,
     /// SCTP and TCP packets analysed (progress).
     packets: u64,
+    /// Capture gaps met (rotated captures), and the end of the latest one.
+    gaps: Vec<Gap>,
+    gap_end_ns: i64,
 }
 
 impl<'o> Pass<'o> {
@@ -533,6 +608,8 @@ impl<'o> Pass<'o> {
             sctp_packets: 0,
             bad_checksums: 0,
             packets: 0,
+            gaps: Vec::new(),
+            gap_end_ns: i64::MIN,
         }
     }
 
@@ -543,14 +620,23 @@ impl<'o> Pass<'o> {
         }
         self.packets += b.items.len() as u64;
         let mut warnings = std::mem::take(&mut b.warnings).into_iter().peekable();
-        // Index of the item before which the next warning was met (one comparison per item).
-        let mut next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
+        let mut gaps = b.gaps.iter().peekable();
+        // Index of the item before which the next warning or capture gap was met (one
+        // comparison per item).
+        let next_mark = |w: Option<&(usize, String)>, g: Option<&&(usize, Gap)>| {
+            w.map_or(usize::MAX, |w| w.0)
+                .min(g.map_or(usize::MAX, |g| g.0))
+        };
+        let mut next = next_mark(warnings.peek(), gaps.peek());
         for (i, item) in b.items.iter().enumerate() {
-            if i >= next_warning {
+            if i >= next {
                 while let Some((_, w)) = warnings.next_if(|(at, _)| *at <= i) {
                     self.warnings.push(|| w);
                 }
-                next_warning = warnings.peek().map_or(usize::MAX, |w| w.0);
+                while let Some((_, g)) = gaps.next_if(|(at, _)| *at <= i) {
+                    self.gap(*g);
+                }
+                next = next_mark(warnings.peek(), gaps.peek());
             }
             match item.kind {
                 ItemKind::Sctp { .. } => self.sctp_packet(item, &b.arena),
@@ -577,6 +663,18 @@ impl<'o> Pass<'o> {
         for (_, w) in warnings {
             self.warnings.push(|| w);
         }
+        for (_, g) in gaps {
+            self.gap(*g);
+        }
+    }
+
+    /// A capture gap at a file boundary of a rotated capture: kept, and from here on no figure
+    /// is measured across it (`PacketCtx::gap_end_ns`).
+    #[cold]
+    fn gap(&mut self, g: Gap) {
+        self.gap_end_ns = g.end_ns;
+        self.tcp.capture_gap(g.end_ns);
+        self.gaps.push(g);
     }
 
     /// Whether what the pass holds should be handed on now rather than with the next progress:
@@ -644,6 +742,7 @@ impl<'o> Pass<'o> {
             udp_encap: item.kind == (ItemKind::Sctp { udp: true }),
             ttl: item.ttl,
             len: bytes.len() as u32 + item.missing,
+            gap_end_ns: self.gap_end_ns,
         };
         self.release_held(ts_ns);
         // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").

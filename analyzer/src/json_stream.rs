@@ -8,9 +8,9 @@
 //! id.
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::PathBuf;
 
-use crate::analyze::{analyze_file_streaming, AnalyzeError, Ended, Options};
+use crate::analyze::{analyze_files_streaming, AnalyzeError, Ended, Options};
 use std::collections::BTreeMap;
 
 use crate::report::{AssocReport, CaptureReport, VERSION};
@@ -20,7 +20,7 @@ const OBJECT_CAPACITY: usize = 512 << 10;
 
 /// One capture's JSON object on its own (for a parallel batch; see `JsonStream::push_object`).
 pub fn capture_object(
-    path: &Path,
+    files: &[PathBuf],
     opts: &Options,
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<(Vec<u8>, Result<(), AnalyzeError>)> {
@@ -30,7 +30,7 @@ pub fn capture_object(
         out: Vec::with_capacity(OBJECT_CAPACITY),
         captures: 0,
     };
-    let r = s.capture(path, opts, progress)?;
+    let r = s.capture(files, opts, progress)?;
     Ok((s.out, r))
 }
 
@@ -50,7 +50,7 @@ impl<W: Write> JsonStream<W> {
     /// `error` and returned as `Ok(Err(..))`; `Err` is an output (I/O) failure.
     pub fn capture(
         &mut self,
-        path: &Path,
+        files: &[PathBuf],
         opts: &Options,
         progress: &mut dyn FnMut(u64),
     ) -> io::Result<Result<(), AnalyzeError>> {
@@ -109,7 +109,7 @@ impl<W: Write> JsonStream<W> {
                     io_err = Some(e);
                 }
             };
-            analyze_file_streaming(path, opts, progress, &mut emit)
+            analyze_files_streaming(files, opts, progress, &mut emit)
         };
         if let Some(e) = io_err {
             return Err(e);
@@ -117,7 +117,7 @@ impl<W: Write> JsonStream<W> {
         let (mut report, outcome) = match result {
             Ok(c) => (CaptureReport::from_analysis(&c), Ok(())),
             Err(e) => (
-                CaptureReport::failed(&path.display().to_string(), e.source.to_string()),
+                CaptureReport::failed(&e.file.display().to_string(), e.source.to_string()),
                 Err(e),
             ),
         };
@@ -149,6 +149,7 @@ impl<W: Write> JsonStream<W> {
             start_epoch_s: report.start_epoch_s,
             duration_s: report.duration_s,
             accounting: &report.accounting,
+            files: &report.files,
         };
         let body = crate::json_write::to_vec(&rest).map_err(io::Error::other)?;
         // `{"file":...}` -> `,"file":...` appended to the open capture object.
@@ -198,6 +199,8 @@ struct Rest<'a> {
     duration_s: f64,
     #[serde(flatten)]
     accounting: &'a crate::report::AccountingReport,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    files: &'a Vec<crate::capture::rotation::MemberFile>,
 }
 
 /// Writes `v` as the next element of a JSON array of which `n` elements are written already.

@@ -22,6 +22,9 @@ pub struct PacketCtx {
     /// SCTP packet length (common header and chunks) as sent: the captured bytes and any the
     /// snap length cut off.
     pub len: u32,
+    /// End of the latest capture gap before this packet (a rotated capture's missing file;
+    /// `i64::MIN`: none): nothing is measured from before it to this packet.
+    pub gap_end_ns: i64,
 }
 
 #[cfg(test)]
@@ -41,6 +44,7 @@ impl PacketCtx {
             udp_encap: false,
             ttl: 64,
             len: 100,
+            gap_end_ns: i64::MIN,
         }
     }
 }

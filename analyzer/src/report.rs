@@ -46,6 +46,10 @@ pub struct CaptureReport {
     /// Every SCTP packet accounted for once (issue "Real captures").
     #[serde(flatten)]
     pub accounting: AccountingReport,
+    /// The files of a rotated capture read as one (`analyze --merge` / `--rotated`), in reading
+    /// order; absent for a capture of one file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<crate::capture::rotation::MemberFile>,
 }
 
 /// Capture-level accounting: `sctp_packets` is the packets of the associations plus
@@ -343,6 +347,7 @@ impl CaptureReport {
             tcp_flows,
             comparison,
             accounting: AccountingReport::new(&c.accounting),
+            files: c.files.clone(),
         }
     }
 
@@ -364,6 +369,7 @@ impl CaptureReport {
             tcp_flows: Vec::new(),
             comparison: Vec::new(),
             accounting: AccountingReport::default(),
+            files: Vec::new(),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use std::net::IpAddr;
 
+use crate::capture::rotation::{Gap, MemberFile, Rotation};
 use crate::capture::CaptureReader;
 use crate::net::{self, IpPacket, NetDecoder};
 use crate::sctp;
@@ -116,6 +117,8 @@ pub(crate) struct Batch {
     pub items: Vec<Item>,
     /// `(i, text)`: a warning met before `items[i]` (or after the last item when `i == len`).
     pub warnings: Vec<(usize, String)>,
+    /// `(i, gap)`: a capture gap at a file boundary of a rotated capture, before `items[i]`.
+    pub gaps: Vec<(usize, Gap)>,
     /// Timestamp of the capture's first frame, once one was read.
     pub first_ns: Option<i64>,
     /// Bytes of the input consumed when the batch was closed (progress).
@@ -127,6 +130,7 @@ impl Batch {
         self.arena.clear();
         self.items.clear();
         self.warnings.clear();
+        self.gaps.clear();
     }
 }
 
@@ -138,6 +142,12 @@ pub(crate) struct StageEnd {
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
     pub tcp_packets: u64,
+    /// Frames read, all files of a rotated capture together.
+    pub frames: u64,
+    /// The reader's warnings (of every file of a rotated capture, each naming its file).
+    pub warnings: Vec<String>,
+    /// The files of a rotated capture (empty for one file).
+    pub members: Vec<MemberFile>,
 }
 
 /// Reads a capture into batches.
@@ -154,6 +164,10 @@ pub(crate) struct Stage {
     divisor: usize,
     /// The smallest `divisor` reached (1 when pipelined).
     min_divisor: usize,
+    /// The files still to read of a rotated capture (None: one file).
+    rotation: Option<Box<Rotation>>,
+    /// Frames of the files before the current one (frame numbers run on).
+    frame_base: u64,
 }
 
 impl Stage {
@@ -179,7 +193,33 @@ impl Stage {
                 UNPIPELINED_DIVISOR
             },
             min_divisor: if pipelined { 1 } else { UNPIPELINED_DIVISOR },
+            rotation: None,
+            frame_base: 0,
         }
+    }
+
+    /// Reads the files of `rotation` after the reader's (a rotated capture).
+    pub fn with_rotation(mut self, rotation: Option<Rotation>) -> Stage {
+        self.rotation = rotation.map(Box::new);
+        self
+    }
+
+    /// The current file ended: on to the next file of a rotated capture (a gap before it goes
+    /// into the batch). False when none is left.
+    #[cold]
+    fn next_file(&mut self, b: &mut Batch) -> bool {
+        let Some(rot) = self.rotation.as_mut() else {
+            return false;
+        };
+        let Some((reader, gap)) = rot.next(&self.reader, self.last_ns) else {
+            return false;
+        };
+        self.reader = reader;
+        self.frame_base = rot.frame_base;
+        if let Some(g) = gap {
+            b.gaps.push((b.items.len(), g));
+        }
+        true
     }
 
     /// Fills `b` (cleared first) with the next packets; false once the capture is exhausted
@@ -190,6 +230,9 @@ impl Stage {
         self.divisor = (self.divisor / 2).max(self.min_divisor);
         while !self.done && b.items.len() < items && b.arena.len() < bytes {
             let Some(frame) = self.reader.next_frame() else {
+                if self.next_file(b) {
+                    continue;
+                }
                 self.done = true;
                 break;
             };
@@ -197,7 +240,8 @@ impl Stage {
                 self.first_ns = Some(frame.ts_ns);
             }
             self.last_ns = Some(frame.ts_ns);
-            let (number, ts_ns, offset) = (frame.number, frame.ts_ns, frame.offset);
+            let (number, ts_ns, offset) =
+                (frame.number + self.frame_base, frame.ts_ns, frame.offset);
             let link = link_bits(net::sll_packet_type(frame.linktype, frame.data));
             match self.net.decode(&frame) {
                 Ok(Some(ip)) => {
@@ -219,12 +263,27 @@ impl Stage {
             }
         }
         b.first_ns = self.first_ns;
-        b.input_bytes = self.reader.input_bytes_read();
+        b.input_bytes =
+            self.reader.input_bytes_read() + self.rotation.as_ref().map_or(0, |r| r.bytes_base);
         !self.done
     }
 
     pub fn finish(self) -> StageEnd {
+        let (frames, warnings, members) = match self.rotation {
+            None => (
+                self.reader.frames_read(),
+                self.reader.warnings().to_vec(),
+                Vec::new(),
+            ),
+            Some(mut rot) => {
+                rot.close_current(&self.reader, self.last_ns);
+                (rot.frame_base, rot.warnings, rot.members)
+            }
+        };
         StageEnd {
+            frames,
+            warnings,
+            members,
             reader: self.reader,
             net: self.net,
             first_ns: self.first_ns,

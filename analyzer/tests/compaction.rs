@@ -69,7 +69,9 @@ fn streamed_json_equals_the_report() {
             ..Options::default()
         };
         let mut s = JsonStream::begin(Vec::new()).unwrap();
-        s.capture(&p, &opts, &mut |_| {}).unwrap().unwrap();
+        s.capture(std::slice::from_ref(&p), &opts, &mut |_| {})
+            .unwrap()
+            .unwrap();
         let streamed: serde_json::Value = serde_json::from_slice(&s.finish().unwrap()).unwrap();
         let full = CaptureReport::from_analysis(&analyze_file(&p, &opts, &mut |_| {}).unwrap());
         let mut want = serde_json::to_value(&full).unwrap();
@@ -106,7 +108,9 @@ fn streamed_json_with_retired_tcp_connections_equals_the_report() {
     .unwrap();
     assert!(retired >= 10, "retired {retired}");
     let mut s = JsonStream::begin(Vec::new()).unwrap();
-    s.capture(&p, &opts, &mut |_| {}).unwrap().unwrap();
+    s.capture(std::slice::from_ref(&p), &opts, &mut |_| {})
+        .unwrap()
+        .unwrap();
     let streamed: serde_json::Value = serde_json::from_slice(&s.finish().unwrap()).unwrap();
     let full = CaptureReport::from_analysis(
         &analyzer::analyze::analyze_file(&p, &opts, &mut |_| {}).unwrap(),

@@ -4,7 +4,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use analyzer::analyze::{analyze_file, CaptureAnalysis, Options, SCTP_UDP_PORT};
+use analyzer::analyze::{analyze_files, CaptureAnalysis, Options, SCTP_UDP_PORT};
 use analyzer::frames::{self, TableFormat};
 use analyzer::json_stream::{capture_object, JsonStream};
 use analyzer::report::CaptureReport;
@@ -156,6 +156,16 @@ struct AnalyzeArgs {
     /// Do not track TCP connections (SCTP only; TCP segments are still counted).
     #[arg(long)]
     no_tcp: bool,
+    /// Read all the given files (and the capture files of the given folders) as one capture:
+    /// a rotation (tcpdump -C / -G, dumpcap ring buffer) in the order of the files' first
+    /// packets, frame numbers running on; a silence over 1 s at a file boundary is a capture
+    /// gap, told and not inferred across.
+    #[arg(long, conflicts_with = "rotated")]
+    merge: bool,
+    /// Like --merge, for each rotation among the files: files in one folder whose names differ
+    /// only in digits (x.pcap, x.pcap1; ring_00001_2026...pcapng) are one capture.
+    #[arg(long)]
+    rotated: bool,
 }
 
 fn main() -> ExitCode {
@@ -281,7 +291,7 @@ fn run_compare(args: CompareArgs) -> ExitCode {
     let mut json = Vec::new();
     let mut tables = Vec::new();
     for path in &args.captures {
-        let c = match analyze_one(path, &opts, show_progress) {
+        let c = match analyze_one(std::slice::from_ref(path), &opts, show_progress) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("sctp-analyzer: {e}");
@@ -346,7 +356,15 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         ..Options::default()
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
-    let captures = analyzer::inputs::expand(&args.captures);
+    let files = analyzer::inputs::expand(&args.captures);
+    // Each capture is one file, or the files of one rotation.
+    let captures: Vec<Vec<PathBuf>> = if args.merge {
+        vec![files]
+    } else if args.rotated {
+        analyzer::capture::rotation::group_rotations(&files)
+    } else {
+        files.into_iter().map(|f| vec![f]).collect()
+    };
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -366,7 +384,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
     let mut tables: Vec<Vec<frames::Table>> = Vec::new();
     let mut table_names: Vec<String> = Vec::new();
     let analyses = analyze_all(&captures, &opts, show_progress, jobs);
-    for (path, analysis) in captures.iter().zip(analyses) {
+    for analysis in analyses {
         match analysis {
             Ok(c) => {
                 reports.push(CaptureReport::from_analysis(&c));
@@ -374,10 +392,10 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
                     match frames::capture_tables(&c) {
                         Ok(t) => {
                             tables.push(t);
-                            table_names.push(path.display().to_string());
+                            table_names.push(c.file.clone());
                         }
                         Err(e) => {
-                            eprintln!("sctp-analyzer: {}: building tables: {e}", path.display());
+                            eprintln!("sctp-analyzer: {}: building tables: {e}", c.file);
                             failed = true;
                         }
                     }
@@ -387,7 +405,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
                 eprintln!("sctp-analyzer: {e}");
                 failed = true;
                 reports.push(CaptureReport::failed(
-                    &path.display().to_string(),
+                    &e.file.display().to_string(),
                     e.source.to_string(),
                 ));
             }
@@ -447,7 +465,12 @@ fn unbuffered_stdout() -> Box<dyn std::io::Write> {
     Box::new(std::io::stdout())
 }
 
-fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usize) -> ExitCode {
+fn run_json(
+    captures: &[Vec<PathBuf>],
+    opts: &Options,
+    show_progress: bool,
+    jobs: usize,
+) -> ExitCode {
     let out = std::io::BufWriter::with_capacity(1 << 16, unbuffered_stdout());
     let mut failed = false;
     // Several captures in parallel: each capture object is built in memory, then written in
@@ -487,14 +510,14 @@ fn run_json(captures: &[PathBuf], opts: &Options, show_progress: bool, jobs: usi
     }
     let result = (|| -> std::io::Result<()> {
         let mut stream = JsonStream::begin(out)?;
-        for path in captures {
-            let bar = progress_bar(path, show_progress);
+        for files in captures {
+            let bar = progress_bar(files, show_progress);
             let mut progress = |n: u64| {
                 if let Some(b) = &bar {
                     b.set_position(n);
                 }
             };
-            if let Err(e) = stream.capture(path, opts, &mut progress)? {
+            if let Err(e) = stream.capture(files, opts, &mut progress)? {
                 eprintln!("sctp-analyzer: {e}");
                 failed = true;
             }
@@ -541,7 +564,7 @@ fn batch_bar(n: usize, show_progress: bool) -> Option<ProgressBar> {
 
 /// Analyses every capture, on `jobs` workers when more than one, results in input order.
 fn analyze_all(
-    captures: &[PathBuf],
+    captures: &[Vec<PathBuf>],
     opts: &Options,
     show_progress: bool,
     jobs: usize,
@@ -557,7 +580,7 @@ fn analyze_all(
         captures
             .par_iter()
             .map(|p| {
-                let r = analyze_file(p, opts, &mut |_| {});
+                let r = analyze_files(p, opts, &mut |_| {});
                 if let Some(b) = &bar {
                     b.inc(1);
                 }
@@ -571,9 +594,12 @@ fn analyze_all(
     out
 }
 
-/// A progress bar on stderr for large files when stderr is a terminal.
-fn progress_bar(path: &Path, show_progress: bool) -> Option<ProgressBar> {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+/// A progress bar on stderr for large captures when stderr is a terminal.
+fn progress_bar(files: &[PathBuf], show_progress: bool) -> Option<ProgressBar> {
+    let size: u64 = files
+        .iter()
+        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+        .sum();
     (show_progress && size > 32 << 20).then(|| {
         let b = ProgressBar::new(size);
         b.set_style(
@@ -582,23 +608,27 @@ fn progress_bar(path: &Path, show_progress: bool) -> Option<ProgressBar> {
             )
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
-        b.set_message(path.display().to_string());
+        let name = files.first().map(|p| p.display().to_string());
+        b.set_message(match files.len() {
+            1 => name.unwrap_or_default(),
+            n => format!("{} (+{} files)", name.unwrap_or_default(), n - 1),
+        });
         b
     })
 }
 
 fn analyze_one(
-    path: &Path,
+    files: &[PathBuf],
     opts: &Options,
     show_progress: bool,
 ) -> Result<CaptureAnalysis, analyzer::analyze::AnalyzeError> {
-    let bar = progress_bar(path, show_progress);
+    let bar = progress_bar(files, show_progress);
     let mut progress = |n: u64| {
         if let Some(b) = &bar {
             b.set_position(n);
         }
     };
-    let r = analyze_file(path, opts, &mut progress);
+    let r = analyze_files(files, opts, &mut progress);
     if let Some(b) = bar {
         b.finish_and_clear();
     }

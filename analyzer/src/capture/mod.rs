@@ -11,6 +11,7 @@ mod header;
 mod input;
 mod pcapng;
 mod reader;
+pub mod rotation;
 
 #[cfg(test)]
 mod tests;

@@ -71,6 +71,8 @@ fn shell(
         chunks,
         tcp_flows,
         accounting: CaptureAccounting::default(),
+        files: Vec::new(),
+        gaps: Vec::new(),
     }
 }
 

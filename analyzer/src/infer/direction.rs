@@ -420,6 +420,7 @@ impl DirInfer {
             to: path,
             outage_start_ns: old.lost_since.map(|l| l.0),
             outage_frame: old.lost_since.map(|l| l.1),
+            gap_end_ns: ctx.gap_end_ns,
             last_heard_ns: old.last_sack_from_ns,
             timeouts: old.episode_timeouts.clone(),
             episode_rtx: old.episode_rtx.clone(),
@@ -442,7 +443,8 @@ impl DirInfer {
     fn message_chunk(&mut self, ctx: &PacketCtx, d: &DataChunk, deadline_ns: Option<i64>) {
         // RFC 9260 3.3.1: B marks the first fragment of a user message, E the last.
         if d.flag_b || self.open_msg.is_none() {
-            if let Some(prev) = self.last_msg_start_ns {
+            // Not across a capture gap (rotated files): the messages in it are unseen.
+            if let Some(prev) = self.last_msg_start_ns.filter(|&p| p >= ctx.gap_end_ns) {
                 let gap = ctx.ts_ns - prev;
                 self.message_starts.push(gap as f64 / 1e6);
                 if gap < 1_000_000 {
@@ -609,6 +611,16 @@ impl DirInfer {
             (None, TimerStart::Unknown, None, TimerStart::Unknown)
         } else {
             (start_ns, kind, nr_ns, nr_kind)
+        };
+        // A timer started before a capture gap (rotated files): what ran in the gap is unseen.
+        let before_gap = |s: Option<i64>| s.filter(|&s| s >= ctx.gap_end_ns);
+        let (start_ns, kind) = match before_gap(start_ns) {
+            None if start_ns.is_some() => (None, TimerStart::Unknown),
+            _ => (start_ns, kind),
+        };
+        let (nr_ns, nr_kind) = match before_gap(nr_ns) {
+            None if nr_ns.is_some() => (None, TimerStart::Unknown),
+            _ => (nr_ns, nr_kind),
         };
         let backoff = dst.consecutive_timeouts;
         let est_rto_ms = dst.est_rto_ms();
@@ -816,7 +828,9 @@ impl DirInfer {
             }
         }
 
-        // RTT sample (one per SACK: the latest newly acknowledged, never retransmitted TSN).
+        // RTT sample (one per SACK: the latest newly acknowledged, never retransmitted TSN);
+        // none across a capture gap (rotated files: the SACK may have come in the gap).
+        let sample = sample.filter(|(e, _)| e.first_ns >= ctx.gap_end_ns);
         if let Some((e, tsn)) = sample {
             let rtt = ctx.ts_ns - e.first_ns;
             let dst = &mut self.dsts[e.first_path as usize];
@@ -903,14 +917,16 @@ impl DirInfer {
             self.pending_msgs.pop_front();
             let mut m = front;
             m.done_ns = Some(ctx.ts_ns);
-            self.transfer_ms.push((ctx.ts_ns - m.start_ns) as f64 / 1e6);
+            if m.start_ns >= ctx.gap_end_ns {
+                self.transfer_ms.push((ctx.ts_ns - m.start_ns) as f64 / 1e6);
+            }
             delivered_any = true;
             if !self.skip_table_rows && self.messages.len() < MAX_ROWS {
                 self.messages.push(m);
             }
         }
         if delivered_any {
-            if let Some(prev) = self.last_delivery_ns() {
+            if let Some(prev) = self.last_delivery_ns().filter(|&p| p >= ctx.gap_end_ns) {
                 let gap = ctx.ts_ns - prev;
                 self.max_gap_ns = self.max_gap_ns.max(gap);
                 if deadline_ns.is_some_and(|d| gap > d) {

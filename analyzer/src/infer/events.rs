@@ -133,6 +133,9 @@ pub struct Failover {
     /// First transmission on the old path never acknowledged in its original transmission.
     pub outage_start_ns: Option<i64>,
     pub outage_frame: Option<u64>,
+    /// End of the latest capture gap before the failover (rotated files; `i64::MIN`: none): an
+    /// outage that started before it has no failover time.
+    pub gap_end_ns: i64,
     /// Last SACK received from the old path's address before the failover.
     pub last_heard_ns: Option<i64>,
     /// Timeouts on the old path since the outage started (indices into timeouts).

@@ -684,6 +684,26 @@ fn diagnose_failovers(
                 &mut evidence,
             )
         };
+        // A capture gap (rotated files) that ended before the failover with no SACK or
+        // HEARTBEAT-ACK from the old path seen after it: the outage may have begun in the gap
+        // (and the failover too), so no failover time, cause, policy or what-if for a failover
+        // not shown spurious.
+        let heard = [f.last_heard_ns, dir.dsts[from as usize].last_hb_ack_ns]
+            .into_iter()
+            .flatten()
+            .filter(|&h| h <= f.t_ns)
+            .max()
+            .unwrap_or(i64::MIN);
+        let across_gap = !spurious && f.gap_end_ns <= f.t_ns && heard < f.gap_end_ns;
+        let (outage, cause, recommendation, policy, pmr) = if across_gap {
+            evidence = vec![format!(
+                "a capture gap (rotated files: a file boundary with no packet) ended {} s before this failover was seen and nothing was heard from the old path after it: the outage may have begun in the gap (the failover too); no failover time",
+                Fixed((f.t_ns - f.gap_end_ns) as f64 / 1e9, 3)
+            )];
+            (None, None, None, None, None)
+        } else {
+            (outage, cause, recommendation, policy, pmr)
+        };
         let fo = &mut dir.failovers[fi];
         if !spurious {
             fo.outage_start_ns = outage.map(|o| o.0);
@@ -881,6 +901,7 @@ mod tests {
             to: 1,
             outage_start_ns: None,
             outage_frame: None,
+            gap_end_ns: i64::MIN,
             last_heard_ns: None,
             timeouts: vec![0, 1, 2],
             episode_rtx: Vec::new(),

@@ -65,6 +65,9 @@ struct SegRec {
 #[derive(Debug, Clone, Default)]
 pub struct TcpDir {
     started: bool,
+    /// End of the latest capture gap (rotated files) while the connection was open: nothing is
+    /// measured from before it.
+    pub gap_end_ns: Option<i64>,
     pub isn: Option<u32>,
     /// Another ISN seen in a SYN of this side (a second SYN-ACK stream), see `flow.rs`.
     pub alt_isn: Option<u32>,
@@ -244,6 +247,10 @@ impl TcpDir {
 
     #[inline(always)]
     fn sample(&mut self, row: RttRow) {
+        // None across a capture gap (rotated files).
+        if self.gap_end_ns.is_some_and(|g| row.t_ns - row.rtt_ns < g) {
+            return;
+        }
         let ms = row.rtt_ns as f64 / 1e6;
         self.resp_min_ns = Some(self.resp_min_ns.map_or(row.rtt_ns, |m| m.min(row.rtt_ns)));
         match row.kind {
@@ -527,6 +534,11 @@ impl TcpDir {
                 Some((t, k)) => (Some(t), k),
                 None => (None, TimerStart::Unknown),
             }
+        };
+        // A timer started before a capture gap: what ran in the gap is unseen.
+        let (start_ns, start_kind) = match (start_ns, self.gap_end_ns) {
+            (Some(s), Some(g)) if s < g => (None, TimerStart::Unknown),
+            _ => (start_ns, start_kind),
         };
         let probe = match (self.last_tx_ns, start_ns) {
             (Some(p), Some(s)) if p > s && backoff == 0 => Some((p, self.last_tx_quiet_ns)),

@@ -224,6 +224,17 @@ impl TcpTracker {
 
     /// `segment` for a TCP segment in `bytes` (its IP payload, `missing` bytes cut by the snap
     /// length) between `addrs`, as a batch holds it.
+    /// A capture gap (rotated files) ended at `end_ns`: the open connections measure nothing
+    /// from before it.
+    #[cold]
+    pub fn capture_gap(&mut self, end_ns: i64) {
+        for f in self.slots.iter_mut().flatten() {
+            for d in &mut f.dirs {
+                d.gap_end_ns = Some(end_ns);
+            }
+        }
+    }
+
     pub fn segment_raw(
         &mut self,
         frame: u64,
