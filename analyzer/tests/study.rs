@@ -31,7 +31,10 @@ fn by_hand(report: &Value, metric: &str) -> Vec<f64> {
         let v = match metric {
             "retransmissions" => c["retransmissions"].as_f64(),
             "max_gap_ms" => c["max_gap_ms"].as_f64(),
-            "failover_ms" | "sacks_per_data_packet" if c["transport"] == "sctp" => {
+            "max_transfer_ms" => c["max_transfer_ms"].as_f64(),
+            "failover_ms" | "sacks_per_data_packet" | "rto_at_failure_ms"
+                if c["transport"] == "sctp" =>
+            {
                 let a = report["associations"]
                     .as_array()
                     .unwrap()
@@ -44,13 +47,28 @@ fn by_hand(report: &Value, metric: &str) -> Vec<f64> {
                     .iter()
                     .find(|d| d["sender"] == c["sender"])
                     .unwrap();
+                let failover = d["failovers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["spurious"] == false);
                 if metric == "failover_ms" {
-                    d["failovers"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .find(|f| f["spurious"] == false)
-                        .and_then(|f| f["failover_ms"].as_f64())
+                    failover.and_then(|f| f["failover_ms"].as_f64())
+                } else if metric == "rto_at_failure_ms" {
+                    // The first expiry of the failover's chain (from the outage's start to
+                    // the failover), when it is the chain's first (no backoff).
+                    failover.and_then(|f| {
+                        let (start, end) = (f["outage_start_s"].as_f64()?, f["t_s"].as_f64()?);
+                        let t = d["timeouts"].as_array()?.iter().find(|t| {
+                            let ts = t["t_s"].as_f64().unwrap();
+                            ts >= start && ts <= end
+                        })?;
+                        if t["backoff"] == 0 {
+                            t["observed_rto_ms"].as_f64()
+                        } else {
+                            None
+                        }
+                    })
                 } else {
                     d["sacks_per_data_packet"].as_f64()
                 }
@@ -375,5 +393,178 @@ fn spurious_timeouts_campaign_matches_the_stack() {
     for rto in [30, 100, 300] {
         assert_eq!(spurious(200, true, rto), 0.0);
         assert_eq!(spurious(40, true, rto), 0.0);
+    }
+}
+
+/// The `failover-vs-sack-delay` template over an Eklund campaign (`sample-traces/studies/
+/// FOLDER`: SACK delay 0 / 40 / 200 ms x message interval 10 / 30 / 50 / 90 ms x 3
+/// repetitions, the parameters from each run's truth file or the folder's `study.toml`): every
+/// row equals the captures' own figures recomputed here from their JSON reports, the CLI gives
+/// the same rows, and every cell has its three runs. None when the folder is absent.
+fn eklund_campaign(folder: &str) -> Option<study::StudyReport> {
+    let dir = common::samples_dir().join("studies").join(folder);
+    if !dir.is_dir() {
+        eprintln!("skipped: {} not found", dir.display());
+        return None;
+    }
+    let spec = study::template("failover-vs-sack-delay").unwrap();
+    let files = analyzer::inputs::expand(std::slice::from_ref(&dir));
+    assert_eq!(files.len(), 36, "{folder}: the campaign's 36 runs");
+    let mut samples = Vec::new();
+    // (SACK delay, interval, metric) -> values by hand.
+    let mut want: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for p in &files {
+        let (params, _) = study::params::sidecar(p).unwrap();
+        for k in ["sack_delay_ms", "message_interval_ms"] {
+            assert!(params.contains_key(k), "{}: no {k}", p.display());
+        }
+        let (_, r) = common::analyze(p);
+        samples.extend(study::samples(&r, &params));
+        let report = serde_json::to_value(&r).unwrap();
+        for m in &spec.y {
+            let key = (
+                params["sack_delay_ms"].to_string(),
+                params["message_interval_ms"].to_string(),
+                m.clone(),
+            );
+            want.entry(key).or_default().extend(by_hand(&report, m));
+        }
+    }
+    let r = study::aggregate(&spec, &samples);
+    want.retain(|_, v| !v.is_empty());
+    assert_eq!(r.rows.len(), want.len(), "{folder}: a row per figure");
+    for ((g, x, m), values) in &want {
+        let (gv, xv): (Value, Value) = (
+            serde_json::from_str(g).unwrap(),
+            serde_json::from_str(x).unwrap(),
+        );
+        let row = r
+            .rows
+            .iter()
+            .find(|row| row.group["sack_delay_ms"] == gv && row.x == xv && row.metric == *m)
+            .unwrap_or_else(|| panic!("{folder}: no row {g} {x} {m}"));
+        assert_eq!(row.transport, "sctp");
+        assert_eq!(row.n as usize, values.len(), "{folder} {g} {x} {m}");
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = if sorted.len() % 2 == 1 {
+            sorted[sorted.len() / 2]
+        } else {
+            (sorted[sorted.len() / 2 - 1] + sorted[sorted.len() / 2]) / 2.0
+        };
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        assert_eq!(
+            (row.min, row.max),
+            (sorted[0], sorted[sorted.len() - 1]),
+            "{folder} {g} {x} {m}"
+        );
+        for (a, b) in [(row.mean, mean), (row.median, median)] {
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs().max(1.0),
+                "{folder} {g} {x} {m}"
+            );
+        }
+        // Every run of the cell fails over and has its SACK ratio.
+        if m == "failover_ms" || m == "sacks_per_data_packet" {
+            assert_eq!(row.n, 3, "{folder} {g} {x} {m}: three repetitions");
+        }
+    }
+    // 3 SACK delays x 4 intervals x failover, max transfer, SACKs per DATA packet at least.
+    assert!(want.len() >= 3 * 4 * 3, "{folder}: {} rows", want.len());
+
+    // The CLI gives the same rows.
+    let out = Command::new(env!("CARGO_BIN_EXE_sctp-analyzer"))
+        .args(["study", "--format", "json", "--jobs", "2"])
+        .args(["--template", "failover-vs-sack-delay"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cli: study::StudyReport = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(cli.rows.len(), r.rows.len(), "{folder}");
+    for (a, b) in cli.rows.iter().zip(&r.rows) {
+        assert_eq!(
+            (&a.group, &a.x, &a.metric, a.n),
+            (&b.group, &b.x, &b.metric, b.n)
+        );
+        assert!((a.mean - b.mean).abs() <= 1e-9 * b.mean.abs().max(1.0));
+    }
+    Some(r)
+}
+
+/// The mean of `metric` over the runs of (SACK delay, message interval).
+fn cell(r: &study::StudyReport, metric: &str, sack: i64, interval: i64) -> f64 {
+    r.rows
+        .iter()
+        .find(|row| row.metric == metric && row.group["sack_delay_ms"] == sack && row.x == interval)
+        .map(|row| row.mean)
+        .unwrap_or_else(|| panic!("no row {metric} {sack} {interval}"))
+}
+
+/// The Eklund campaign on both stacks (usrsctp: `studies/eklund`; the Linux kernel's SCTP in
+/// User-mode Linux: `studies/eklund-linux`), each row checked against the captures'
+/// figures; and the paper's result (Eklund, Brunstrom, Grinnemo), from the traces, on both:
+/// sparse traffic fails over later with a 200 ms SACK delay, the gap closes as the traffic
+/// gets denser, and SACKs per DATA packet are near 1 at SACK delay 0 (each cell: 3 runs).
+#[test]
+fn eklund_campaigns_show_the_paper_result_on_both_stacks() {
+    for folder in ["eklund", "eklund-linux"] {
+        let Some(r) = eklund_campaign(folder) else {
+            continue;
+        };
+        let median = |metric: &str, sack: i64, interval: i64| {
+            r.rows
+                .iter()
+                .find(|row| {
+                    row.metric == metric && row.group["sack_delay_ms"] == sack && row.x == interval
+                })
+                .map(|row| row.median)
+                .unwrap()
+        };
+        let fo = |sack, interval| cell(&r, "failover_ms", sack, interval);
+        // Sparse (90 and 50 ms): SACK delay 200 ms fails over later than 0 (usrsctp x1.6 and
+        // x1.4, Linux x1.9 and x1.7 on the means).
+        assert!(
+            fo(200, 90) > 1.3 * fo(0, 90),
+            "{folder}: {} {}",
+            fo(200, 90),
+            fo(0, 90)
+        );
+        assert!(
+            fo(200, 50) > 1.3 * fo(0, 50),
+            "{folder}: {} {}",
+            fo(200, 50),
+            fo(0, 50)
+        );
+        // Dense (10 and 30 ms): the gap closes. On the medians: one Linux run at 10 ms
+        // (sack200_iv10_r1) sent its first new DATA on path 2 only 3.2 s after the cut although
+        // the kernel gave up path 1 after 0.87 s (README there), which the mean of 3 keeps.
+        let ratio =
+            |interval| median("failover_ms", 200, interval) / median("failover_ms", 0, interval);
+        for interval in [10, 30] {
+            assert!(
+                ratio(interval) < 1.1,
+                "{folder} {interval}: {}",
+                ratio(interval)
+            );
+        }
+        assert!(ratio(90) > 1.2, "{folder}: {}", ratio(90));
+        // SACKs per DATA packet: near 1 at SACK delay 0 with dense traffic (below 1 by the DATA
+        // lost at the cut), about one per two packets with a delayed SACK.
+        let spd = |sack, interval| cell(&r, "sacks_per_data_packet", sack, interval);
+        assert!(spd(0, 10) > 0.9, "{folder}: {}", spd(0, 10));
+        for interval in [10, 30, 50, 90] {
+            assert!(
+                spd(0, interval) > spd(200, interval) + 0.2,
+                "{folder} {interval}: {} {}",
+                spd(0, interval),
+                spd(200, interval)
+            );
+        }
+        assert!(spd(200, 10) < 0.55 && spd(40, 10) < 0.55, "{folder}");
     }
 }

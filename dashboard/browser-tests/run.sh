@@ -59,12 +59,17 @@ fi
 export SHOTS=${SHOTS:-$work/shots}
 mkdir -p "$SHOTS"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-# Samples: none at the top level (nothing imported), the Eklund campaign as a study set.
+# Samples: none at the top level (nothing imported), the Eklund campaigns (usrsctp, Linux) as
+# study sets.
 mkdir -p "$work/samples/studies"
-study_set=
+study_set= study_set_linux=
 if [ -d "$root/sample-traces/studies/eklund" ]; then
   ln -s "$root/sample-traces/studies/eklund" "$work/samples/studies/eklund"
   study_set=studies/eklund
+fi
+if [ -d "$root/sample-traces/studies/eklund-linux" ]; then
+  ln -s "$root/sample-traces/studies/eklund-linux" "$work/samples/studies/eklund-linux"
+  study_set_linux=studies/eklund-linux
 fi
 "$bin" --listen "127.0.0.1:$port" --data-dir "$work/data" --samples "$work/samples" >"$work/server.log" 2>&1 &
 server=$!
@@ -81,7 +86,7 @@ done
 cd "$here"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 status=0
-DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" STUDY_SET="$study_set" node --test --test-concurrency=1 test.mjs explained.mjs || status=$?
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" STUDY_SET="$study_set" STUDY_SET_LINUX="$study_set_linux" node --test --test-concurrency=1 test.mjs explained.mjs || status=$?
 echo "screenshots: $SHOTS"
 if [ "$status" != 0 ]; then
   echo "--- server log" >&2

@@ -1,5 +1,6 @@
 //! The Studies page (`GET /studies`): the Eklund template on `sample-traces/studies/eklund`
-//! through the router (`oneshot`), with the samples directory set to `sample-traces`.
+//! (and `studies/eklund-linux`) through the router (`oneshot`), with the samples directory set
+//! to `sample-traces`.
 
 use std::path::Path;
 
@@ -27,7 +28,7 @@ async fn eklund_study_page() {
     }
     let data = tempfile::tempdir().unwrap();
     let mut c = Config::new(data.path());
-    c.samples = Some(samples);
+    c.samples = Some(samples.clone());
     let app = app(AppState::open(c).expect("open state"));
 
     // The form: templates, metrics and the sample folders with captures.
@@ -91,6 +92,23 @@ async fn eklund_study_page() {
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let (s, _) = get(&app, "/studies?y=nope&set=studies%2Feklund").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
+
+    // The same grid with the Linux kernel's SCTP (parameters from its study.toml).
+    if samples.join("studies/eklund-linux").is_dir() {
+        assert!(form.contains(r#"<option value="studies/eklund-linux""#));
+        let (s, linux) = get(
+            &app,
+            "/studies?template=failover-vs-sack-delay&by=&x=&y=&set=studies%2Feklund-linux",
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{linux}");
+        assert!(linux.contains("36 captures analysed"), "{linux}");
+        for d in ["0", "40", "200"] {
+            assert!(linux.contains(&format!("<td>sack_delay_ms={d}</td>")));
+        }
+        assert!(linux.contains(r#"data-metric="failover_ms""#));
+        assert!(linux.contains("eklund-linux_sack200_iv90_r3_sender.pcap.gz"));
+    }
 
     // No uploads: the study runs over nothing.
     let (s, none) = get(&app, "/studies?template=link-failure&set=uploaded").await;
