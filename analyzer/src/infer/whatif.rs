@@ -130,10 +130,12 @@ pub(super) fn recommendation(
             .count();
         if spurious_expiries > 0 {
             alt.push_str(&format!(
-                ", but T3-rtx already expired spuriously {spurious_expiries} time(s) before the outage (the retransmitted DATA had been delivered): with pf_retrans 0 each would have moved new DATA, so first set the I-bit on DATA (RFC 7053) or raise RTO.min above RTT + the peer's SACK delay"
+                ", but T3-rtx already expired spuriously {spurious_expiries} time(s) before the outage (the retransmitted DATA had been delivered): with pf_retrans 0 each puts the path in PF until the late SACK comes back, and new DATA sent meanwhile goes to the alternate (a spurious failover), so first set the I-bit on DATA (RFC 7053) or raise RTO.min above RTT + the peer's SACK delay"
             ));
         } else if let Some(c) = lone_caveat(r0, base_rtt_ms, sd_high_ms) {
-            alt.push_str(&format!(", {c}: each spurious expiry would move new DATA"));
+            alt.push_str(&format!(
+                ", {c}: with pf_retrans 0 new DATA sent before a late SACK would go to the alternate (a spurious failover)"
+            ));
         }
         alts.push(alt);
     }
