@@ -20,6 +20,8 @@ pairs = [
  ("linux", SHARED + "/lab-linux/lk_pf0_sack40_rtomin100_pmr2_sender.pcap", "PF", os.path.join(HERE, "wi_lk_pf0_sack40_rtomin100_pmr2_pf_sender.pcap.gz")),
  ("linux", SHARED + "/lab-linux/lk_sparse_sack200_pf0_sender.pcap", "PF", os.path.join(HERE, "wi_lk_sparse_sack200_pf_sender.pcap.gz")),
  ("linux", SHARED + "/lab-linux/lk_msg1200_i5_pf0_sender.pcap", "PF", os.path.join(HERE, "wi_lk_msg1200_i5_pf_sender.pcap.gz")),
+ ("linux", SHARED + "/lab-linux/lk_failback_pf0_sender.pcap", "PF", os.path.join(HERE, "wi_lk_failback_pf0_pf_sender.pcap.gz")),
+ ("linux", SHARED + "/lab-linux/lk_sockopt_pf0_sack40_rtomin100_pmr2_sender.pcap", "PF", os.path.join(HERE, "wi_lk_sockopt_pf0_sack40_pf_sender.pcap.gz")),
  ("usrsctp", SHARED + "/lab/sparse_sack200_sender.pcap", "PF", os.path.join(HERE, "wi_us_sparse_sack200_pf_sender.pcap.gz")),
  ("usrsctp", SHARED + "/lab/sparse_sack40_sender.pcap", "PF", os.path.join(HERE, "wi_us_sparse_sack40_pf_sender.pcap.gz")),
 ]
