@@ -65,8 +65,8 @@ impl Digest {
         }
     }
 
-    /// The digest of a whole report (`report.json` written by `serde_json::to_writer` of it is
-    /// not what `spans` point into: for tests and callers that only need the figures).
+    /// The figures of a whole report in memory (no file behind it: every span is empty, so
+    /// `read_assoc` fails).
     pub fn of_report(r: &CaptureReport) -> Digest {
         let mut d = Digest::new(CaptureReport {
             associations: Vec::new(),
@@ -98,6 +98,13 @@ impl Digest {
         self.end_titles.push(crate::lifecycle::ended(a).title);
         self.rows.push(s);
         self.spans.push(span);
+    }
+
+    /// Whether its per-association lists agree (a digest read back from disk).
+    pub fn consistent(&self) -> bool {
+        self.spans.len() == self.rows.len()
+            && self.end_titles.len() == self.rows.len()
+            && self.rows.windows(2).all(|w| w[0].id < w[1].id)
     }
 
     /// Associations of the capture.
@@ -168,13 +175,11 @@ impl Digest {
         let buf = self.read_span(f, i)?;
         let a: AssocReport = serde_json::from_slice(&buf)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        if a.id != self.rows[i].id {
+        let want = self.rows.get(i).map(|r| r.id);
+        if Some(a.id) != want {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!(
-                    "stored association {} where {} was expected",
-                    a.id, self.rows[i].id
-                ),
+                format!("stored association {} where {want:?} was expected", a.id),
             ));
         }
         Ok(a)
@@ -221,8 +226,8 @@ pub struct DigestWriter<W: Write> {
     /// Associations that ended before an earlier one (written in id order).
     pending: BTreeMap<usize, AssocReport>,
     next: usize,
-    /// Comparison rows of the written associations (RFC-independent: the analyzer's
-    /// `compare::rows`, SCTP directions first).
+    /// Comparison rows of the written associations (the analyzer's `compare::rows`), before
+    /// the TCP ones.
     sctp_rows: Vec<ComparisonRow>,
     error: Option<io::Error>,
 }
@@ -422,6 +427,10 @@ mod tests {
         let mut bad = d.clone();
         bad.spans[0].0 += 1;
         assert!(bad.read_assoc(tmp.path(), 0).is_err());
+        assert!(d.consistent());
+        bad.spans.push((0, 10));
+        assert!(!bad.consistent());
+        assert!(bad.read_assoc(tmp.path(), last + 1).is_err());
         std::fs::write(tmp.path(), &bytes[..bytes.len() / 2]).unwrap();
         assert!(d.read_assoc(tmp.path(), last).is_err());
         assert!(d.read_assoc(tmp.path(), last + 1).is_err());

@@ -292,9 +292,12 @@ impl Store {
         self.entries.write().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The stored digest, when it reads back whole (else the capture is analysed again).
     fn read_digest(&self, id: &str) -> Option<Digest> {
         let bytes = fs::read(self.digest_path(id)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        serde_json::from_slice::<Digest>(&bytes)
+            .ok()
+            .filter(Digest::consistent)
     }
 
     /// The whole report when its JSON is at most `WHOLE_REPORT_MAX` bytes.
