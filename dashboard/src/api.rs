@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use analyzer::report::{AssocReport, CaptureReport};
+use analyzer::report::AssocReport;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Multipart, Path, Query, State};
@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::charts;
+use crate::digest::Digest;
 use crate::error::AppError;
 use crate::store::{valid_table_name, Entry, Status};
 use crate::upload;
@@ -26,13 +27,10 @@ pub(crate) fn entry(state: &AppState, id: &str) -> Result<Entry, AppError> {
         .ok_or_else(|| AppError::NotFound(format!("capture {id}")))
 }
 
-/// The report of a finished analysis; 409 while it runs, with the failure when it failed.
-pub(crate) fn done_report(
-    state: &AppState,
-    id: &str,
-) -> Result<(Entry, Arc<CaptureReport>), AppError> {
+/// The digest of a finished analysis; 409 while it runs, with the failure when it failed.
+pub(crate) fn done_report(state: &AppState, id: &str) -> Result<(Entry, Arc<Digest>), AppError> {
     let e = entry(state, id)?;
-    match (&e.meta.status, &e.report) {
+    match (&e.meta.status, &e.digest) {
         (Status::Done, Some(r)) => {
             let r = r.clone();
             Ok((e, r))
@@ -50,34 +48,20 @@ pub(crate) fn done_report(
     }
 }
 
-pub(crate) fn find_assoc<'a>(r: &'a CaptureReport, n: &str) -> Result<&'a AssocReport, AppError> {
-    n.parse::<usize>()
+/// The full report of association `n` (its id, as in the URL) of capture `id`, read from the
+/// stored report.
+pub(crate) async fn find_assoc(
+    state: &AppState,
+    id: &str,
+    d: &Arc<Digest>,
+    n: &str,
+) -> Result<Arc<AssocReport>, AppError> {
+    let i = n
+        .parse::<usize>()
         .ok()
-        .and_then(|n| r.associations.iter().find(|a| a.id == n))
-        .ok_or_else(|| AppError::NotFound(format!("association {n}")))
-}
-
-/// Counts shown in the captures list, from the report (TCP flows when the report has them, and
-/// the associations per end kind).
-pub(crate) fn summary(r: &CaptureReport) -> Value {
-    let failovers = r
-        .associations
-        .iter()
-        .flat_map(|a| &a.directions)
-        .flat_map(|d| &d.failovers);
-    let (mut n, mut spurious) = (0, 0);
-    for f in failovers {
-        n += 1;
-        spurious += f.spurious as u32;
-    }
-    json!({
-        "packets": r.packets,
-        "associations": r.associations.len(),
-        "tcp_flows": crate::views::tcp_flow_count(r),
-        "failovers": n,
-        "spurious_failovers": spurious,
-        "association_ends": r.accounting.association_ends,
-    })
+        .and_then(|n| d.position(n))
+        .ok_or_else(|| AppError::NotFound(format!("association {n}")))?;
+    state.assoc(id, d, i).await
 }
 
 /// The `progress` object of a capture: phase, bytes of the current pass, packets and
@@ -121,14 +105,12 @@ fn entry_json(state: &AppState, e: &Entry, with_result: bool) -> Value {
             "ms": e.meta.tables_ms,
         },
     });
-    if let Some(r) = &e.report {
-        v["summary"] = summary(r);
+    if let Some(d) = &e.digest {
+        v["summary"] = d.summary_json();
     }
     if with_result {
-        v["result"] = match &e.report {
-            Some(r) => serde_json::to_value(r.as_ref()).unwrap_or(Value::Null),
-            None => Value::Null,
-        };
+        // Without a digest (not analysed yet); `get` splices the stored report otherwise.
+        v["result"] = Value::Null;
     }
     v
 }
@@ -252,8 +234,8 @@ pub async fn associations(
         .map(|Query(q)| q)
         .map_err(|e| AppError::BadRequest(format!("bad list parameters: {}", e.body_text())))?;
     let f = crate::assoc_list::Filter::parse(&q, crate::assoc_list::API_ROWS, None)?;
-    let (_, r) = done_report(&state, &id)?;
-    let p = crate::assoc_list::page(&r, &f);
+    let (_, d) = done_report(&state, &id)?;
+    let p = crate::assoc_list::page(&d.rows, &f);
     Ok(Json(json!({
         "id": id,
         "offset": p.offset,
@@ -279,36 +261,39 @@ pub async fn get(
 ) -> Result<Response, AppError> {
     let (offset, limit, given) = page_params(q, RESULT_LIMIT)?;
     let e = entry(&state, &id)?;
-    if let Some(r) = &e.report {
+    if let Some(d) = &e.digest {
         let fits = |n: usize| limit.is_none_or(|l| n <= l);
         // The comparison rows follow the associations and flows (two at most per direction).
-        let whole = offset == 0 && fits(r.associations.len()) && fits(r.tcp_flows.len());
+        let whole = offset == 0 && fits(d.associations()) && fits(d.head.tcp_flows.len());
         if !whole {
             let st = state.clone();
-            let (e2, r2) = (e.clone(), r.clone());
+            let (e2, d2) = (e.clone(), d.clone());
             return tokio::task::spawn_blocking(move || {
-                paged_result(&st, &e2, &r2, offset, limit, given)
+                paged_result(&st, &e2, &d2, offset, limit, given)
             })
             .await
             .map_err(AppError::internal)?;
         }
         let path = state.store().report_path(&e.meta.id);
-        if let Ok(report) = tokio::fs::read(&path).await {
-            let head =
-                serde_json::to_vec(&entry_json(&state, &e, false)).map_err(AppError::internal)?;
-            if head.last() == Some(&b'}') && head.len() > 2 && !report.is_empty() {
-                let mut body = Vec::with_capacity(head.len() + report.len() + 16);
-                body.extend_from_slice(&head[..head.len() - 1]);
-                body.extend_from_slice(b",\"result\":");
-                body.extend_from_slice(&report);
-                body.push(b'}');
-                return Ok((
-                    [(header::CONTENT_TYPE, "application/json")],
-                    Body::from(body),
-                )
-                    .into_response());
-            }
+        let report = tokio::fs::read(&path).await.map_err(|err| {
+            tracing::error!("{id}: reading the stored report: {err}");
+            AppError::Internal("reading the stored report failed".into())
+        })?;
+        let head =
+            serde_json::to_vec(&entry_json(&state, &e, false)).map_err(AppError::internal)?;
+        if head.last() != Some(&b'}') || head.len() <= 2 || report.is_empty() {
+            return Err(AppError::Internal("the stored report is empty".into()));
         }
+        let mut body = Vec::with_capacity(head.len() + report.len() + 16);
+        body.extend_from_slice(&head[..head.len() - 1]);
+        body.extend_from_slice(b",\"result\":");
+        body.extend_from_slice(&report);
+        body.push(b'}');
+        return Ok((
+            [(header::CONTENT_TYPE, "application/json")],
+            Body::from(body),
+        )
+            .into_response());
     }
     Ok(Json(entry_json(&state, &e, true)).into_response())
 }
@@ -317,21 +302,38 @@ pub async fn get(
 fn paged_result(
     state: &AppState,
     e: &Entry,
-    r: &CaptureReport,
+    d: &Digest,
     offset: usize,
     limit: Option<usize>,
     given: bool,
 ) -> Result<Response, AppError> {
-    let head = state.report_head(&e.meta.id, r);
+    let r = &d.head;
+    let head = state.report_head(&e.meta.id, d);
     let range = |n: usize| {
         let a = offset.min(n);
         (a, limit.map_or(n, |l| a.saturating_add(l).min(n)))
     };
-    let (a0, a1) = range(r.associations.len());
+    let (a0, a1) = range(d.associations());
     let mut assocs: Vec<u8> = Vec::new();
     let mut returned = 0;
-    for a in &r.associations[a0..a1] {
-        let bytes = serde_json::to_vec(a).map_err(AppError::internal)?;
+    // Each association's JSON as stored (read in steps: the budget may end the page early).
+    let path = state.store().report_path(&e.meta.id);
+    let read_err = |err: std::io::Error| {
+        tracing::error!("{}: reading the stored report: {err}", e.meta.id);
+        AppError::Internal("reading the stored report failed".into())
+    };
+    let mut stored = Vec::new().into_iter();
+    for i in a0..a1 {
+        let bytes = match stored.next() {
+            Some(b) => b,
+            None => {
+                let batch = d.read_raw(&path, i..a1.min(i + 64)).map_err(read_err)?;
+                stored = batch.into_iter();
+                stored
+                    .next()
+                    .ok_or_else(|| AppError::Internal("empty read".into()))?
+            }
+        };
         if !given && returned > 0 && assocs.len() + bytes.len() > RESULT_BUDGET {
             break;
         }
@@ -341,10 +343,8 @@ fn paged_result(
         assocs.extend_from_slice(&bytes);
         returned += 1;
     }
-    let ids: std::collections::HashSet<usize> = r.associations[a0..a0 + returned]
-        .iter()
-        .map(|a| a.id)
-        .collect();
+    let ids: std::collections::HashSet<usize> =
+        d.rows[a0..a0 + returned].iter().map(|a| a.id).collect();
     let (t0, t1) = range(r.tcp_flows.len());
     let flows = &r.tcp_flows[t0..t1];
     let flow_ids: std::collections::HashSet<usize> = flows.iter().map(|f| f.id).collect();
@@ -369,11 +369,11 @@ fn paged_result(
             "comparison": rows.len(),
         },
         "total": {
-            "associations": r.associations.len(),
+            "associations": d.associations(),
             "tcp_flows": r.tcp_flows.len(),
             "comparison": r.comparison.len(),
         },
-        "next_offset": (next < r.associations.len() || t1 < r.tcp_flows.len())
+        "next_offset": (next < d.associations() || t1 < r.tcp_flows.len())
             .then_some(next.max(t1)),
     });
     let mut out = serde_json::to_vec(&entry_json(state, e, false)).map_err(AppError::internal)?;
@@ -436,17 +436,17 @@ pub async fn assoc_chart(
     q: Result<Query<ChartParams>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let p = params(q)?;
-    let (e, report) = done_report(&state, &id)?;
+    let (e, d) = done_report(&state, &id)?;
     ready_tables(&state, &e)?;
-    let a = find_assoc(&report, &n)?;
+    let a = find_assoc(&state, &id, &d, &n).await?;
     if !charts::KINDS.contains(&kind.as_str()) {
         return Err(AppError::NotFound(format!("chart {kind}")));
     }
     let data = state
-        .assoc_data(&id, Some(a.id as u32), report.duration_s)
+        .assoc_data(&id, Some(a.id as u32), d.head.duration_s)
         .await?;
-    let sender = charts::pick_sender(a, p.sender);
-    let chart = charts::assoc_chart(&kind, &data, a, sender, p.from, p.to, p.width)
+    let sender = charts::pick_sender(&a, p.sender);
+    let chart = charts::assoc_chart(&kind, &data, &a, sender, p.from, p.to, p.width)
         .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
     Ok(Json(chart).into_response())
 }
@@ -458,14 +458,16 @@ pub async fn compare_chart(
     q: Result<Query<ChartParams>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let p = params(q)?;
-    let (e, report) = done_report(&state, &id)?;
+    let (e, d) = done_report(&state, &id)?;
     ready_tables(&state, &e)?;
     if kind != "throughput" && kind != "gaps" {
         return Err(AppError::NotFound(format!("chart {kind}")));
     }
-    let data = state.assoc_data(&id, None, report.duration_s).await?;
-    let chart = crate::compare_charts::compare_chart(&kind, &data, &report, p.from, p.to, p.width)
-        .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
+    let data = state.assoc_data(&id, None, d.head.duration_s).await?;
+    let dirs = state.compare_dirs(&id, &d).await?;
+    let chart =
+        crate::compare_charts::compare_chart(&kind, &data, &dirs, &d.head, p.from, p.to, p.width)
+            .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
     Ok(Json(chart).into_response())
 }
 

@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use analyzer::report::{AssocReport, CaptureReport};
+use analyzer::report::AssocReport;
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
@@ -214,7 +214,7 @@ pub fn encode(v: &str) -> String {
 }
 
 /// What one association is filtered and sorted by, and what a row shows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AssocSummary {
     pub id: usize,
     /// "10.0.0.1,10.0.1.1:5000 ↔ 10.0.0.2:5001"
@@ -372,16 +372,15 @@ pub struct Page {
     pub offset: usize,
 }
 
-/// Filters, sorts and cuts the associations of `r`.
-pub fn page(r: &CaptureReport, f: &Filter) -> Page {
+/// Filters, sorts and cuts the association rows of a capture (`all`, in id order).
+pub fn page(all: &[AssocSummary], f: &Filter) -> Page {
     let mut rows: Vec<AssocSummary> = Vec::new();
     let mut c = Counts {
-        total: r.associations.len(),
+        total: all.len(),
         ..Counts::default()
     };
-    for a in &r.associations {
-        let s = summary(a);
-        if !matches(f, &s) {
+    for s in all {
+        if !matches(f, s) {
             continue;
         }
         c.matching += 1;
@@ -389,7 +388,7 @@ pub fn page(r: &CaptureReport, f: &Filter) -> Page {
         c.with_spurious_failovers += usize::from(s.spurious_failovers > 0);
         c.with_stalls += usize::from(s.stalls > 0 || s.stalled);
         c.aborted += usize::from(s.aborted);
-        rows.push(s);
+        rows.push(s.clone());
     }
     if f.sort != "id" || f.desc {
         rows.sort_by(|x, y| {
@@ -461,17 +460,10 @@ pub fn thousands(v: u64) -> String {
 }
 
 /// Upper layers present (for the filter's choices).
-pub fn upper_layers(r: &CaptureReport) -> Vec<String> {
-    let mut v: Vec<String> = r
-        .associations
+pub fn upper_layers(rows: &[AssocSummary]) -> Vec<String> {
+    let mut v: Vec<String> = rows
         .iter()
-        .map(|a| {
-            a.stream_summary
-                .upper_layer
-                .name
-                .clone()
-                .unwrap_or_else(|| "none".into())
-        })
+        .map(|s| s.upper_layer.clone().unwrap_or_else(|| "none".into()))
         .collect();
     v.sort();
     v.dedup();

@@ -496,8 +496,9 @@ pub async fn association(
     if e.meta.status != Status::Done {
         return Ok(pending(&e));
     }
-    let (e, r) = done_report(&state, &id)?;
-    let a = find_assoc(&r, &n)?;
+    let (e, d) = done_report(&state, &id)?;
+    let r = &d.head;
+    let a = &*find_assoc(&state, &id, &d, &n).await?;
     let chunks = a
         .chunks
         .iter()
@@ -507,7 +508,7 @@ pub async fn association(
     let no_data = no_data_words(a, &chunks);
     let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
     let ended = lifecycle::ended(a);
-    let bad_checksums = match lifecycle::checksum_verdict(&r).filter(|_| a.bad_checksums > 0) {
+    let bad_checksums = match lifecycle::checksum_verdict(r).filter(|_| a.bad_checksums > 0) {
         Some(v) => format!("{} — {v}", a.bad_checksums),
         None => a.bad_checksums.to_string(),
     };

@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use analyzer::report::{AssocReport, CaptureReport};
 
+use crate::series::Event;
+
 use crate::charts::{bins, fmt_bin, report_events, AssocData};
 use crate::series::{build, color, Chart, Pts, View};
 
@@ -18,35 +20,71 @@ type Point = (f64, f64, Option<u64>);
 
 /// Compare page charts over all associations (and TCP flows when the analyzer wrote them):
 /// `throughput` (kbit/s per bin) and `gaps` (delivery gaps, ms, at the time of the delivery).
+/// What the compare charts need of one association direction (`compare_dirs`).
+#[derive(Debug, Clone)]
+pub struct CompareDir {
+    pub assoc: u32,
+    pub sender: u8,
+    /// DATA bytes it sent, over its paths.
+    pub bytes: u64,
+    /// Its series label ("SCTP #3 :5000→:5001").
+    pub label: String,
+    /// Its failovers and failbacks as markers (`report_events` without timeouts).
+    pub events: Vec<Event>,
+}
+
+/// The directions of association `a` for the compare charts.
+pub fn compare_dirs(a: &AssocReport) -> Vec<CompareDir> {
+    a.directions
+        .iter()
+        .map(|x| {
+            let s = x.sender;
+            CompareDir {
+                assoc: a.id as u32,
+                sender: s,
+                bytes: a
+                    .paths
+                    .iter()
+                    .filter(|p| p.sender == s)
+                    .map(|p| p.data_bytes)
+                    .sum(),
+                label: if a.endpoints.len() == 2 {
+                    format!(
+                        "SCTP #{} :{}→:{}",
+                        a.id,
+                        a.endpoints[s as usize].port,
+                        a.endpoints[1 - s as usize].port
+                    )
+                } else {
+                    format!("SCTP #{} sender {s}", a.id)
+                },
+                events: report_events(Some(x), false),
+            }
+        })
+        .collect()
+}
+
+/// `dirs`: every association direction of the capture (`compare_dirs`, in id order); `report`
+/// the capture's report head (its TCP flows).
 pub fn compare_chart(
     kind: &str,
     d: &AssocData,
+    cdirs: &[CompareDir],
     report: &CaptureReport,
     from: Option<f64>,
     to: Option<f64>,
     width: Option<u32>,
 ) -> Option<Chart> {
-    let assocs = &report.associations;
     let full = [0.0, d.duration_s.max(1e-3)];
     let v = View::new(from, to, width, full);
-    let by_id: HashMap<u32, &AssocReport> = assocs.iter().map(|a| (a.id as u32, a)).collect();
-    let all_dirs: Vec<(u32, u8)> = assocs
-        .iter()
-        .flat_map(|a| a.directions.iter().map(move |x| (a.id as u32, x.sender)))
-        .collect();
+    let by_id: HashMap<(u32, u8), &CompareDir> =
+        cdirs.iter().map(|x| ((x.assoc, x.sender), x)).collect();
+    let all_dirs: Vec<(u32, u8)> = cdirs.iter().map(|x| (x.assoc, x.sender)).collect();
     // A capture with thousands of associations: the directions that sent the most DATA bytes
     // get a series each, the others one aggregate (throughput) or none (gaps).
     let limited = all_dirs.len() > MAX_DIRS;
     let dirs: Vec<(u32, u8)> = if limited {
-        let bytes = |&(a, s): &(u32, u8)| -> u64 {
-            by_id.get(&a).map_or(0, |r| {
-                r.paths
-                    .iter()
-                    .filter(|p| p.sender == s)
-                    .map(|p| p.data_bytes)
-                    .sum()
-            })
-        };
+        let bytes = |k: &(u32, u8)| -> u64 { by_id.get(k).map_or(0, |x| x.bytes) };
         let mut ranked: Vec<((u32, u8), u64)> = all_dirs.iter().map(|x| (*x, bytes(x))).collect();
         ranked.sort_by_key(|x| std::cmp::Reverse(x.1));
         ranked.into_iter().take(MAX_DIRS).map(|x| x.0).collect()
@@ -68,15 +106,9 @@ pub fn compare_chart(
         )
     });
     let label = |a: u32, s: u8| {
-        let r = by_id.get(&a);
-        match r {
-            Some(r) if r.endpoints.len() == 2 => format!(
-                "SCTP #{a} :{}→:{}",
-                r.endpoints[s as usize].port,
-                r.endpoints[1 - s as usize].port
-            ),
-            _ => format!("SCTP #{a} sender {s}"),
-        }
+        by_id
+            .get(&(a, s))
+            .map_or_else(|| format!("SCTP #{a} sender {s}"), |x| x.label.clone())
     };
     let mut tcp_names: Vec<String> = Vec::new();
     let mut tcp_index: HashMap<&str, usize> = HashMap::new();
@@ -231,11 +263,10 @@ pub fn compare_chart(
                 per_series,
                 full,
             );
-            c.events = assocs
+            c.events = cdirs
                 .iter()
-                .flat_map(|a| a.directions.iter().map(move |x| (a.id as u32, x)))
-                .filter(|(a, x)| !limited || slot.contains_key(&(*a, x.sender)))
-                .flat_map(|(_, dir)| report_events(Some(dir), false))
+                .filter(|x| !limited || slot.contains_key(&(x.assoc, x.sender)))
+                .flat_map(|x| x.events.iter().cloned())
                 .filter(|e| e.kind != "outage")
                 .collect();
             let mut notes: Vec<String> = limit_note.into_iter().collect();

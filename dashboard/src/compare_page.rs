@@ -2,7 +2,7 @@
 //! by side, each metric's name linked to its definition (`help`), and the overlaid charts.
 
 use analyzer::compare::ComparisonRow;
-use analyzer::report::CaptureReport;
+use analyzer::report::{AssocReport, CaptureReport};
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::rejection::QueryRejection;
@@ -95,14 +95,13 @@ fn compare_table(t: JsonTable) -> CompareTable {
 
 /// SCTP side of the comparison: one column per association direction (the first `top`),
 /// metric by metric.
-fn sctp_metrics(r: &CaptureReport, top: usize) -> JsonTable {
+fn sctp_metrics(assocs: &[AssocReport], top: usize) -> JsonTable {
     let mut cols = Vec::new();
     let mut rows: Vec<Vec<String>> = SCTP_METRICS
         .iter()
         .map(|(_, s)| vec![s.to_string()])
         .collect();
-    let dirs = r
-        .associations
+    let dirs = assocs
         .iter()
         .flat_map(|a| a.directions.iter().map(move |d| (a, d)))
         .take(top);
@@ -307,12 +306,13 @@ pub async fn compare(
     if e.meta.status != Status::Done {
         return Ok(pending(&e));
     }
-    let (e, r) = done_report(&state, &id)?;
+    let (e, d) = done_report(&state, &id)?;
+    let r = &d.head;
     let q = q
         .map(|Query(q)| q)
         .map_err(|e| AppError::BadRequest(format!("bad compare parameters: {}", e.body_text())))?;
     let (mut sel, metric) = compare_select(&q)?;
-    let (rows, n) = top_rows(&r, &sel, metric);
+    let (rows, n) = top_rows(r, &sel, metric);
     let words = COMPARE_METRICS
         .iter()
         .find(|m| m.0 == sel.metric)
@@ -343,7 +343,7 @@ pub async fn compare(
         Vec::new()
     };
     let sctp = if r.comparison.is_empty() {
-        sctp_metrics(&r, sel.top)
+        sctp_metrics(&state.first_assocs(&id, &d, sel.top).await?, sel.top)
     } else {
         JsonTable::default()
     };

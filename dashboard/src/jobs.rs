@@ -4,7 +4,8 @@
 //! upload still arrived (`start_during_upload`); then the table pass reads the capture again and
 //! writes every table to Parquet in row groups as the pass produces them
 //! (`analyzer::frames::TableStream`), into `tables.tmp/`, renamed to `tables/` once complete.
-//! Memory stays flat in the capture size (the summary's reports aside).
+//! Memory stays flat in the capture size: the summary pass writes each association to
+//! `report.json` as it ends and keeps only its list row (`digest`).
 
 use std::fs;
 use std::path::Path;
@@ -14,11 +15,12 @@ use std::time::Instant;
 use analyzer::analyze::{self, Ended, Options};
 use analyzer::capture::CaptureReader;
 use analyzer::frames::TableStream;
-use analyzer::report::{AssocReport, CaptureReport};
-use analyzer::tcp::TcpFlowReport;
+use analyzer::report::CaptureReport;
+use tempfile::NamedTempFile;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::task::JoinHandle;
 
+use crate::digest::{Digest, DigestWriter};
 use crate::progress::{Phase, Progress};
 use crate::store::Store;
 use crate::tail::TailReader;
@@ -31,7 +33,7 @@ const PRELOAD_MAX_BYTES: u64 = 64 << 20;
 /// A summary pass started while its upload was still arriving, with its slot.
 pub struct Early {
     permit: OwnedSemaphorePermit,
-    pass: JoinHandle<Result<CaptureReport, String>>,
+    pass: JoinHandle<Result<Summary, String>>,
     pub progress: Arc<Progress>,
     started: Instant,
 }
@@ -54,9 +56,10 @@ pub fn start_during_upload(
     progress.set_received(0);
     progress.start(Phase::Reading);
     let (p, name) = (progress.clone(), name.to_string());
+    let tmp = state.store().tmp_dir();
     let pass = tokio::task::spawn_blocking(move || {
         let reader = CaptureReader::from_read(Box::new(reader)).map_err(|e| e.to_string())?;
-        Ok(summary_pass(&name, reader, &p))
+        summary_pass(&name, reader, &p, &tmp)
     });
     Some(Early {
         permit,
@@ -117,7 +120,12 @@ async fn run(state: AppState, id: String, early: Option<Early>) {
             let outcome = tokio::task::spawn_blocking(move || {
                 let reader = CaptureReader::open(&st.store().capture_path(&id2))
                     .map_err(|e| e.to_string())?;
-                Ok(summary_pass(&entry.meta.name, reader, &entry.progress))
+                summary_pass(
+                    &entry.meta.name,
+                    reader,
+                    &entry.progress,
+                    &st.store().tmp_dir(),
+                )
             })
             .await
             .unwrap_or_else(|e| {
@@ -127,16 +135,16 @@ async fn run(state: AppState, id: String, early: Option<Early>) {
             (permit, start, outcome)
         }
     };
-    // The summary is published: report.json first (atomically), then the state.
+    // The summary is published: report.json and digest.json first (atomically), then the
+    // state.
     let st = state.clone();
     let id2 = id.clone();
     let outcome = tokio::task::spawn_blocking(move || {
-        let report = outcome?;
-        publish(st.store(), &id2, &report).map_err(|e| {
+        let summary = outcome?;
+        publish(st.store(), &id2, summary).map_err(|e| {
             tracing::error!("{id2}: writing the report: {e}");
             "writing the results failed".to_string()
-        })?;
-        Ok(report)
+        })
     })
     .await
     .unwrap_or_else(|e| Err(format!("the analysis stopped unexpectedly: {e}")));
@@ -188,57 +196,78 @@ async fn tables(state: &AppState, id: &str) {
     // The compare charts read every association's rows: load them now for a small capture, so
     // that the first chart request does not wait for the tables.
     if let Some(e) = state.store().get(id) {
-        if let (true, Some(r)) = (
+        if let (true, Some(d)) = (
             e.tables_ready() && e.meta.size <= PRELOAD_MAX_BYTES,
-            &e.report,
+            &e.digest,
         ) {
-            if let Err(err) = state.assoc_data(id, None, r.duration_s).await {
+            if let Err(err) = state.assoc_data(id, None, d.head.duration_s).await {
                 tracing::warn!("{id}: loading the compare chart data: {err}");
             }
         }
     }
 }
 
-/// The summary pass: the CLI's JSON streaming pass (no rows kept), its report gathered with
-/// the associations in id order as the CLI writes them.
-fn summary_pass(name: &str, reader: CaptureReader, progress: &Progress) -> CaptureReport {
+/// What the summary pass leaves: `report.json` written to a temp file, and its digest.
+pub struct Summary {
+    report: NamedTempFile,
+    digest: Digest,
+}
+
+/// The summary pass: the CLI's JSON streaming pass (no rows kept); each association is written
+/// to the report (a temp file in `tmp`) in id order as it ends, as the CLI writes them, and
+/// only its digest row is kept.
+fn summary_pass(
+    name: &str,
+    reader: CaptureReader,
+    progress: &Progress,
+    tmp: &Path,
+) -> Result<Summary, String> {
+    let fail = |e: std::io::Error| {
+        tracing::error!("{name}: writing the report: {e}");
+        "writing the results failed".to_string()
+    };
     let opts = Options {
         keep_rows: false,
         keep_chunks: false,
         ..Options::default()
     };
-    let mut assocs: Vec<AssocReport> = Vec::new();
-    let mut flows: Vec<TcpFlowReport> = Vec::new();
+    let file = NamedTempFile::new_in(tmp).map_err(fail)?;
+    let mut w = DigestWriter::new(file);
+    let mut flows = Vec::new();
     let analysis = analyze::analyze_reader_progress(
         name,
         reader,
         &opts,
         &mut |p| progress.update(p),
         &mut |e| match e {
-            Ended::Assoc(a) => assocs.push(a),
+            Ended::Assoc(a) => w.ended(a),
             Ended::Tcp(f) => flows.push(f),
         },
     );
-    CaptureReport::from_streamed(&analysis, assocs, flows)
+    let (report, digest) = w
+        .finish(CaptureReport::from_streamed(&analysis, Vec::new(), flows))
+        .map_err(fail)?;
+    Ok(Summary { report, digest })
 }
 
-/// Writes the report (serialised straight to a temp file, synced, renamed: a large capture's
-/// report is over 100 MB of JSON, not held twice); stale tables of an earlier analysis go.
-fn publish(store: &Store, id: &str, report: &CaptureReport) -> std::io::Result<()> {
-    let path = store.report_path(id);
-    let mut tmp = tempfile::NamedTempFile::new_in(store.capture_dir(id))?;
-    {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-        serde_json::to_writer(&mut w, report).map_err(std::io::Error::other)?;
-        std::io::Write::flush(&mut w)?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(&path).map_err(|e| e.error)?;
+/// Moves the report in place (synced, renamed) and writes its digest beside it; stale tables of
+/// an earlier analysis go. Returns the digest and, when small, the whole report.
+fn publish(
+    store: &Store,
+    id: &str,
+    s: Summary,
+) -> std::io::Result<(Digest, Option<CaptureReport>)> {
+    s.report.as_file().sync_all()?;
+    s.report
+        .persist(store.report_path(id))
+        .map_err(|e| e.error)?;
+    let digest = serde_json::to_vec(&s.digest).map_err(std::io::Error::other)?;
+    crate::store::write_atomic(&store.digest_path(id), &digest)?;
     let old = store.tables_dir(id);
     if old.exists() {
         fs::remove_dir_all(&old)?;
     }
-    Ok(())
+    Ok((s.digest, store.read_small_report(id)))
 }
 
 /// The table pass: every table streamed to `tables.tmp/`, each file synced, the directory

@@ -1,6 +1,7 @@
 //! sctp-dashboard: a web dashboard over the analyzer library. Uploads are stored by content hash
 //! in the data dir and analysed in the background; pages show the analyzer's `CaptureReport`
-//! (the CLI's JSON) and charts built from its Parquet tables. `app(state)` is the whole router.
+//! (the CLI's JSON: its digest in memory, each association read from disk when shown) and
+//! charts built from its Parquet tables. `app(state)` is the whole router.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ mod assoc_page;
 pub mod charts;
 mod compare_charts;
 mod compare_page;
+pub mod digest;
 pub mod error;
 pub mod help;
 mod hol_view;
@@ -40,8 +42,9 @@ mod tcp_view;
 mod upload;
 mod views;
 
-use analyzer::report::CaptureReport;
+use analyzer::report::AssocReport;
 use charts::AssocData;
+use digest::Digest;
 use error::AppError;
 use store::Store;
 
@@ -49,6 +52,8 @@ use store::Store;
 const MULTIPART_SLACK: u64 = 1 << 20;
 /// Association datasets kept in memory for chart requests.
 const CACHE_ENTRIES: usize = 6;
+/// Association reports read from disk kept in memory for the next request.
+const ASSOC_CACHE_ENTRIES: usize = 16;
 /// Cookie that carries the access token after `?token=` was given once.
 pub const TOKEN_COOKIE: &str = "sctp_dashboard_token";
 
@@ -79,6 +84,8 @@ impl Config {
 }
 
 type CacheKey = (String, Option<u32>);
+/// (capture, association id) of a cached association report.
+type AssocKey = (String, usize);
 /// (capture set, study spec as JSON).
 type StudyKey = (String, String);
 
@@ -87,6 +94,10 @@ struct Inner {
     store: Store,
     analysis_slots: Arc<Semaphore>,
     cache: Mutex<Vec<(CacheKey, Arc<AssocData>)>>,
+    /// Association reports read from `report.json` (capture, association id), oldest first.
+    assocs: Mutex<Vec<(AssocKey, Arc<AssocReport>)>>,
+    /// Per capture, what the compare charts need of every association direction.
+    compare_dirs: Mutex<Vec<(String, Arc<Vec<compare_charts::CompareDir>>)>>,
     /// Per capture, its report as JSON without `associations`, `tcp_flows` and `comparison`
     /// (the paginated `GET /api/captures/{id}` adds a page of each).
     heads: Mutex<Vec<(String, Arc<serde_json::Value>)>>,
@@ -112,6 +123,8 @@ impl AppState {
                 store,
                 analysis_slots: Arc::new(Semaphore::new(workers)),
                 cache: Mutex::new(Vec::new()),
+                assocs: Mutex::new(Vec::new()),
+                compare_dirs: Mutex::new(Vec::new()),
                 heads: Mutex::new(Vec::new()),
                 studies: Mutex::new(Vec::new()),
             }),
@@ -145,24 +158,32 @@ impl AppState {
     fn invalidate_cache(&self, id: &str) {
         let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
         c.retain(|(k, _)| k.0 != id);
+        let mut a = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
+        a.retain(|(k, _)| k.0 != id);
+        let mut cd = self
+            .inner
+            .compare_dirs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        cd.retain(|(k, _)| k != id);
         let mut h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
         h.retain(|(k, _)| k != id);
     }
 
     /// The report of `id` as JSON without its associations, TCP flows and comparison rows
-    /// (cached: made by cloning the report once).
-    fn report_head(&self, id: &str, r: &CaptureReport) -> Arc<serde_json::Value> {
+    /// (cached: made by cloning the digest's head once).
+    fn report_head(&self, id: &str, d: &Digest) -> Arc<serde_json::Value> {
         {
             let h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
             if let Some((_, v)) = h.iter().find(|(k, _)| k == id) {
                 return v.clone();
             }
         }
-        let head = CaptureReport {
+        let head = analyzer::report::CaptureReport {
             associations: Vec::new(),
             tcp_flows: Vec::new(),
             comparison: Vec::new(),
-            ..r.clone()
+            ..d.head.clone()
         };
         let mut v = serde_json::to_value(&head).unwrap_or(serde_json::Value::Null);
         if let Some(o) = v.as_object_mut() {
@@ -192,6 +213,120 @@ impl AppState {
         if c.len() > studies::CACHE_ENTRIES {
             c.remove(0);
         }
+    }
+
+    /// The full report of the association at position `i` of `d` (the digest of capture
+    /// `id`), read from the stored report (cached).
+    async fn assoc(
+        &self,
+        id: &str,
+        d: &Arc<Digest>,
+        i: usize,
+    ) -> Result<Arc<AssocReport>, AppError> {
+        let n = d
+            .rows
+            .get(i)
+            .ok_or_else(|| AppError::NotFound(format!("association at {i}")))?
+            .id;
+        let key = (id.to_string(), n);
+        {
+            let mut c = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(pos) = c.iter().position(|(k, _)| *k == key) {
+                let hit = c.remove(pos);
+                let v = hit.1.clone();
+                c.push(hit);
+                return Ok(v);
+            }
+        }
+        let (path, d2) = (self.store().report_path(id), d.clone());
+        let a = tokio::task::spawn_blocking(move || d2.read_assoc(&path, i))
+            .await
+            .map_err(AppError::internal)?
+            .map_err(|e| {
+                tracing::error!("{id}: reading association {n} from the report: {e}");
+                AppError::Internal(format!(
+                    "reading association {n} from the stored report failed"
+                ))
+            })?;
+        let a = Arc::new(a);
+        let mut c = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
+        c.retain(|(k, _)| *k != key);
+        c.push((key, a.clone()));
+        if c.len() > ASSOC_CACHE_ENTRIES {
+            c.remove(0);
+        }
+        Ok(a)
+    }
+
+    /// Every association direction of capture `id` as the compare charts need it, read from
+    /// the stored report one association at a time (cached).
+    async fn compare_dirs(
+        &self,
+        id: &str,
+        d: &Arc<Digest>,
+    ) -> Result<Arc<Vec<compare_charts::CompareDir>>, AppError> {
+        {
+            let c = self
+                .inner
+                .compare_dirs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some((_, v)) = c.iter().find(|(k, _)| k == id) {
+                return Ok(v.clone());
+            }
+        }
+        let (path, d2) = (self.store().report_path(id), d.clone());
+        let dirs = tokio::task::spawn_blocking(move || {
+            let mut out = Vec::new();
+            d2.each_assoc(&path, |a| {
+                out.extend(compare_charts::compare_dirs(&a));
+                true
+            })
+            .map(|()| out)
+        })
+        .await
+        .map_err(AppError::internal)?
+        .map_err(|e| {
+            tracing::error!("{id}: reading the associations from the report: {e}");
+            AppError::Internal("reading the stored report failed".into())
+        })?;
+        let dirs = Arc::new(dirs);
+        let mut c = self
+            .inner
+            .compare_dirs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        c.retain(|(k, _)| k != id);
+        c.push((id.to_string(), dirs.clone()));
+        if c.len() > CACHE_ENTRIES {
+            c.remove(0);
+        }
+        Ok(dirs)
+    }
+
+    /// The first associations of capture `id`, until they have `directions` directions.
+    async fn first_assocs(
+        &self,
+        id: &str,
+        d: &Arc<Digest>,
+        directions: usize,
+    ) -> Result<Vec<AssocReport>, AppError> {
+        let (path, d2) = (self.store().report_path(id), d.clone());
+        tokio::task::spawn_blocking(move || {
+            let (mut out, mut n) = (Vec::new(), 0);
+            d2.each_assoc(&path, |a| {
+                n += a.directions.len();
+                out.push(a);
+                n < directions
+            })
+            .map(|()| out)
+        })
+        .await
+        .map_err(AppError::internal)?
+        .map_err(|e| {
+            tracing::error!("{id}: reading the associations from the report: {e}");
+            AppError::Internal("reading the stored report failed".into())
+        })
     }
 
     /// The chart rows of association `assoc` (all associations when `None`), cached.

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use analyzer::report::{AssocReport, CaptureReport};
 use analyzer::sctp::cause::CauseInfo;
+use serde::{Deserialize, Serialize};
 
 use crate::series::Event;
 use crate::views::{secs, NONE};
@@ -198,14 +199,42 @@ const END_ORDER: [&str; 5] = [
     "shutdown",
 ];
 
+/// End kinds of a capture's associations and, per kind, the causes of those that ended that
+/// way (first seen first): what `end_counts` and `ends_summary` need, gathered association by
+/// association.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EndsAcc {
+    kinds: BTreeMap<String, u64>,
+    causes: BTreeMap<String, Vec<String>>,
+}
+
+impl EndsAcc {
+    pub fn add(&mut self, a: &AssocReport) {
+        let end = &a.lifecycle.end;
+        *self.kinds.entry(end.kind.clone()).or_insert(0) += 1;
+        let causes = self.causes.entry(end.kind.clone()).or_default();
+        for c in &end.causes {
+            if !causes.contains(&c.name) {
+                causes.push(c.name.clone());
+            }
+        }
+    }
+
+    pub fn of(r: &CaptureReport) -> EndsAcc {
+        let mut acc = EndsAcc::default();
+        for a in &r.associations {
+            acc.add(a);
+        }
+        acc
+    }
+}
+
 /// Associations per end kind: the analyzer's `association_ends`, else counted from the
 /// associations.
-pub fn end_counts(r: &CaptureReport) -> Vec<(String, u64)> {
+pub fn end_counts(r: &CaptureReport, acc: &EndsAcc) -> Vec<(String, u64)> {
     let mut m: BTreeMap<String, u64> = r.accounting.association_ends.clone();
     if m.is_empty() {
-        for a in &r.associations {
-            *m.entry(a.lifecycle.end.kind.clone()).or_insert(0) += 1;
-        }
+        m = acc.kinds.clone();
     }
     let rank = |k: &str| {
         END_ORDER
@@ -220,19 +249,12 @@ pub fn end_counts(r: &CaptureReport) -> Vec<(String, u64)> {
 
 /// The capture's ends in one line ("7 aborted (User-Initiated Abort), 1 shutdown") and its
 /// class; the causes are those of the associations that ended that way.
-pub fn ends_summary(r: &CaptureReport) -> Ended {
-    let counts = end_counts(r);
+pub fn ends_summary(r: &CaptureReport, acc: &EndsAcc) -> Ended {
+    let counts = end_counts(r, acc);
     let parts: Vec<String> = counts
         .iter()
         .map(|(k, n)| {
-            let mut causes: Vec<&str> = Vec::new();
-            for a in r.associations.iter().filter(|a| a.lifecycle.end.kind == *k) {
-                for c in &a.lifecycle.end.causes {
-                    if !causes.contains(&c.name.as_str()) {
-                        causes.push(&c.name);
-                    }
-                }
-            }
+            let causes = acc.causes.get(k).map_or(&[][..], Vec::as_slice);
             let mut s = format!("{n} {}", end_words(k));
             if !causes.is_empty() {
                 s.push_str(&format!(" ({})", causes.join(", ")));
@@ -492,11 +514,11 @@ fn counts_text(m: &BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
-pub fn accounting(r: &CaptureReport) -> Accounting {
+pub fn accounting(r: &CaptureReport, ends: &EndsAcc) -> Accounting {
     let acc = &r.accounting;
     let u = &acc.unassociated;
     Accounting {
-        ends: end_counts(r)
+        ends: end_counts(r, ends)
             .into_iter()
             .map(|(k, n)| (end_words(&k), n, end_class(&k)))
             .collect(),

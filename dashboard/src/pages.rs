@@ -1,16 +1,16 @@
 //! Server-rendered pages (askama templates in the workspace's `templates/`): captures list,
 //! upload, capture and compare (the association page is `assoc_page`). Every figure comes from
-//! the stored `CaptureReport`.
+//! the stored `CaptureReport` (its digest, `digest`).
 
-use analyzer::report::{AssocReport, CaptureReport};
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 
-use crate::api::{entry, summary};
+use crate::api::entry;
 use crate::assoc_list::{self, Filter, ListQuery};
+use crate::digest::Digest;
 use crate::error::{human_bytes, AppError};
 use crate::help::Def;
 use crate::lifecycle::{self, Accounting, Ended};
@@ -53,7 +53,8 @@ pub struct IndexPage {
 }
 
 fn index_row(e: &Entry) -> IndexRow {
-    let s = e.report.as_deref().map(summary);
+    let d = e.digest.as_deref();
+    let s = d.map(Digest::summary_json);
     let f = |k: &str| {
         s.as_ref()
             .and_then(|s| s.get(k))
@@ -72,18 +73,15 @@ fn index_row(e: &Entry) -> IndexRow {
         tcp_flows: f("tcp_flows"),
         failovers: f("failovers"),
         spurious: f("spurious_failovers"),
-        ended: e.report.as_deref().map_or(
+        ended: d.map_or(
             Ended {
                 text: NONE.into(),
                 class: "",
                 title: String::new(),
             },
-            lifecycle::ends_summary,
+            |d| lifecycle::ends_summary(&d.head, &d.ends),
         ),
-        upper_layer: e
-            .report
-            .as_deref()
-            .map_or(NONE.into(), streams_view::capture_upper),
+        upper_layer: d.map_or(NONE.into(), |d| streams_view::capture_upper(&d.uppers)),
         date: date(e.meta.uploaded_unix as f64),
         uploaded: e.meta.uploaded_unix,
     }
@@ -200,14 +198,6 @@ pub struct CapturePage {
     pub ends: Ended,
 }
 
-/// The association `id` of `r` (ids are the positions, but do not rely on it).
-pub(crate) fn assoc_by_id(r: &CaptureReport, id: usize) -> Option<&AssocReport> {
-    match r.associations.get(id) {
-        Some(a) if a.id == id => Some(a),
-        _ => r.associations.iter().find(|a| a.id == id),
-    }
-}
-
 /// (label, sort key, numeric, figure defined in `docs/definitions.toml`).
 const COLUMNS: [(&str, &str, bool, &str); 14] = [
     ("#", "id", true, ""),
@@ -231,7 +221,7 @@ const COLUMNS: [(&str, &str, bool, &str); 14] = [
     ("ended", "ended", false, "ended"),
 ];
 
-fn list_view(id: &str, r: &CaptureReport, f: &Filter, p: &assoc_list::Page) -> ListView {
+fn list_view(id: &str, d: &Digest, f: &Filter, p: &assoc_list::Page) -> ListView {
     let base = format!("/captures/{id}");
     let link = |q: String, offset: usize| {
         let mut parts: Vec<String> = Vec::new();
@@ -297,8 +287,8 @@ fn list_view(id: &str, r: &CaptureReport, f: &Filter, p: &assoc_list::Page) -> L
         pager,
         page,
         pages,
-        uppers: assoc_list::upper_layers(r),
-        ends: lifecycle::end_counts(r)
+        uppers: assoc_list::upper_layers(&d.rows),
+        ends: lifecycle::end_counts(&d.head, &d.ends)
             .into_iter()
             .map(|(k, n)| {
                 let w = lifecycle::end_words(&k);
@@ -328,14 +318,9 @@ pub(crate) fn table_links(state: &AppState, id: &str) -> Vec<TableLink> {
         .collect()
 }
 
-fn capture_head(r: &CaptureReport) -> Vec<(Def, String)> {
-    let s = summary(r);
-    let rtx: u64 = r
-        .associations
-        .iter()
-        .flat_map(|a| &a.directions)
-        .map(|d| d.retransmissions.total)
-        .sum();
+fn capture_head(d: &Digest) -> Vec<(Def, String)> {
+    let r = &d.head;
+    let s = d.summary_json();
     vec![
         (
             Def::of("format"),
@@ -355,10 +340,13 @@ fn capture_head(r: &CaptureReport) -> Vec<(Def, String)> {
         ),
         (Def::of("start"), r.start_epoch_s.map_or(NONE.into(), date)),
         (Def::of("duration"), secs(r.duration_s)),
-        (Def::of("associations"), r.associations.len().to_string()),
-        (Def::of("upper_layer"), streams_view::capture_upper(r)),
+        (Def::of("associations"), d.associations().to_string()),
+        (
+            Def::of("upper_layer"),
+            streams_view::capture_upper(&d.uppers),
+        ),
         (Def::of("tcp_flows"), views::cell(&s["tcp_flows"])),
-        (Def::of("retransmissions"), rtx.to_string()),
+        (Def::of("retransmissions"), d.retransmissions.to_string()),
         (Def::of("failover"), views::cell(&s["failovers"])),
         (
             Def::of("spurious_failover"),
@@ -386,14 +374,15 @@ pub async fn capture(
     q: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let e = entry(&state, &id)?;
-    let Some(r) = e.report.clone().filter(|_| e.meta.status == Status::Done) else {
+    let Some(d) = e.digest.clone().filter(|_| e.meta.status == Status::Done) else {
         return Ok(pending(&e));
     };
+    let r = &d.head;
     let q = q
         .map(|Query(q)| q)
         .map_err(|e| AppError::BadRequest(format!("bad list parameters: {}", e.body_text())))?;
     let f = Filter::parse(&q, assoc_list::PAGE_ROWS, Some(assoc_list::MAX_PAGE_ROWS))?;
-    let p = assoc_list::page(&r, &f);
+    let p = assoc_list::page(&d.rows, &f);
     let assocs = p
         .rows
         .iter()
@@ -410,30 +399,31 @@ pub async fn capture(
             spurious: s.spurious_failovers,
             first_s: secs(s.first_s),
             last_s: secs(s.last_s),
-            ended: assoc_by_id(&r, s.id).map_or(
-                Ended {
-                    text: s.ended.clone(),
-                    class: lifecycle::end_class(&s.end_kind),
-                    title: String::new(),
-                },
-                lifecycle::ended,
-            ),
+            ended: Ended {
+                text: s.ended.clone(),
+                class: lifecycle::end_class(&s.end_kind),
+                title: d
+                    .position(s.id)
+                    .and_then(|i| d.end_titles.get(i))
+                    .cloned()
+                    .unwrap_or_default(),
+            },
             upper_layer: assoc_list::upper_cell(s),
         })
         .collect();
-    let list = list_view(&id, &r, &f, &p);
+    let list = list_view(&id, &d, &f, &p);
     Ok(CapturePage {
         title: e.meta.name.clone(),
         id: id.clone(),
         name: e.meta.name.clone(),
-        head: capture_head(&r),
+        head: capture_head(&d),
         assocs,
         list,
-        tcp: tcp_view::tcp_view(&r),
+        tcp: tcp_view::tcp_view(r),
         warnings: r.warnings.clone(),
         tables: table_links(&state, &id),
-        acc: lifecycle::accounting(&r),
-        ends: lifecycle::ends_summary(&r),
+        acc: lifecycle::accounting(r, &d.ends),
+        ends: lifecycle::ends_summary(r, &d.ends),
     }
     .into_response())
 }

@@ -1,8 +1,9 @@
 //! Storage of uploads and results under the data dir, keyed by the SHA-256 of the content:
-//! `captures/<id>/{capture, meta.json, report.json, tables/<name>.parquet}`. Every file is written
-//! atomically (temp file + rename); uploaded names are only shown, never used as paths. The
-//! report (the summary) is published first; the tables are written into `tables.tmp/` after it
-//! and renamed to `tables/` whole, so a table is served only once all of them are complete.
+//! `captures/<id>/{capture, meta.json, report.json, digest.json, tables/<name>.parquet}`. Every
+//! file is written atomically (temp file + rename); uploaded names are only shown, never used as
+//! paths. The report (the summary) and its digest (what is kept in memory, `digest`) are
+//! published first; the tables are written into `tables.tmp/` after them and renamed to
+//! `tables/` whole, so a table is served only once all of them are complete.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -15,10 +16,16 @@ use analyzer::report::CaptureReport;
 use serde::{Deserialize, Serialize};
 use tempfile::NamedTempFile;
 
+use crate::digest::Digest;
 use crate::progress::{Phase, Progress};
 
-/// Layout version of `meta.json` + results; a stored result of another version is re-analysed.
-pub const RESULT_VERSION: u32 = 1;
+/// Layout version of `meta.json` + results; a stored result of another version is re-analysed
+/// (2: `digest.json` beside `report.json`).
+pub const RESULT_VERSION: u32 = 2;
+
+/// A report up to this size (JSON bytes) is also kept whole in memory (`Entry::report`, for the
+/// Studies page over uploaded captures); a larger one is only on disk.
+pub const WHOLE_REPORT_MAX: u64 = 8 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -83,12 +90,15 @@ impl Tables {
     }
 }
 
-/// One capture in memory: its meta, analysis progress and (when done) its report.
+/// One capture in memory: its meta, analysis progress and (when done) its digest.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub meta: Meta,
     /// Phase and figures of a running analysis.
     pub progress: Arc<Progress>,
+    /// What the pages show of the report (the associations' full reports stay on disk).
+    pub digest: Option<Arc<Digest>>,
+    /// The whole report, for a report of up to `WHOLE_REPORT_MAX` bytes only.
     pub report: Option<Arc<CaptureReport>>,
 }
 
@@ -197,13 +207,17 @@ impl Store {
                 continue;
             }
             meta.id = id.clone();
-            let mut report = None;
+            let (mut digest, mut report) = (None, None);
             if meta.status == Status::Done {
-                report = store.read_report(&id);
                 let current = Some((RESULT_VERSION, analyzer::report::VERSION));
-                if report.is_none() || meta.result_version != current {
+                digest = (meta.result_version == current)
+                    .then(|| store.read_digest(&id))
+                    .flatten();
+                if digest.is_none() || !store.report_path(&id).is_file() {
                     meta.status = Status::Queued;
-                    report = None;
+                    digest = None;
+                } else {
+                    report = store.read_small_report(&id);
                 }
             }
             if matches!(meta.status, Status::Queued | Status::Running) {
@@ -238,6 +252,7 @@ impl Store {
             let entry = Entry {
                 meta,
                 progress: Arc::new(progress),
+                digest: digest.map(Arc::new),
                 report: report.map(Arc::new),
             };
             store.write().insert(id, entry);
@@ -277,9 +292,21 @@ impl Store {
         self.entries.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn read_report(&self, id: &str) -> Option<CaptureReport> {
-        let bytes = fs::read(self.report_path(id)).ok()?;
-        serde_json::from_slice(&bytes).ok()
+    /// The stored digest, when it reads back whole (else the capture is analysed again).
+    fn read_digest(&self, id: &str) -> Option<Digest> {
+        let bytes = fs::read(self.digest_path(id)).ok()?;
+        serde_json::from_slice::<Digest>(&bytes)
+            .ok()
+            .filter(Digest::consistent)
+    }
+
+    /// The whole report when its JSON is at most `WHOLE_REPORT_MAX` bytes.
+    pub fn read_small_report(&self, id: &str) -> Option<CaptureReport> {
+        let path = self.report_path(id);
+        if fs::metadata(&path).ok()?.len() > WHOLE_REPORT_MAX {
+            return None;
+        }
+        serde_json::from_slice(&fs::read(path).ok()?).ok()
     }
 
     pub fn tmp_dir(&self) -> PathBuf {
@@ -301,6 +328,10 @@ impl Store {
 
     pub fn report_path(&self, id: &str) -> PathBuf {
         self.capture_dir(id).join("report.json")
+    }
+
+    pub fn digest_path(&self, id: &str) -> PathBuf {
+        self.capture_dir(id).join("digest.json")
     }
 
     pub fn tables_dir(&self, id: &str) -> PathBuf {
@@ -408,6 +439,7 @@ impl Store {
         let entry = Entry {
             meta,
             progress,
+            digest: None,
             report: None,
         };
         map.insert(id.to_string(), entry.clone());
@@ -425,12 +457,13 @@ impl Store {
         true
     }
 
-    /// Records the outcome of the summary pass (`report.json` is written already); the
-    /// tables are pending after a success. False when the capture was deleted meanwhile.
+    /// Records the outcome of the summary pass (`report.json` and `digest.json` are written
+    /// already; `report` is the whole report when small); the tables are pending after a
+    /// success. False when the capture was deleted meanwhile.
     pub fn finish(
         &self,
         id: &str,
-        outcome: Result<CaptureReport, String>,
+        outcome: Result<(Digest, Option<CaptureReport>), String>,
         analysis_ms: u64,
     ) -> io::Result<bool> {
         let mut map = self.write();
@@ -442,17 +475,19 @@ impl Store {
         e.meta.analysis_ms = Some(analysis_ms);
         let ok = outcome.is_ok();
         match outcome {
-            Ok(report) => {
+            Ok((digest, report)) => {
                 e.meta.status = Status::Done;
                 e.meta.error = None;
                 e.meta.result_version = Some((RESULT_VERSION, analyzer::report::VERSION));
                 e.meta.tables = Tables::Pending;
                 e.meta.tables_ms = None;
-                e.report = Some(Arc::new(report));
+                e.digest = Some(Arc::new(digest));
+                e.report = report.map(Arc::new);
             }
             Err(msg) => {
                 e.meta.status = Status::Failed;
                 e.meta.error = Some(msg);
+                e.digest = None;
                 e.report = None;
                 e.progress.set_phase(Phase::Failed);
             }

@@ -2,7 +2,7 @@
 //! files in `sample-traces/`), each linking to the page that tells it once the sample is
 //! imported (`--samples`, the default) or uploaded.
 
-use analyzer::report::CaptureReport;
+use crate::digest::Digest;
 
 use crate::store::{Entry, Status};
 
@@ -73,19 +73,15 @@ pub struct StoryLink {
     pub note: String,
 }
 
-fn target_href(id: &str, r: &CaptureReport, t: Target) -> Option<String> {
+fn target_href(id: &str, d: &Digest, t: Target) -> Option<String> {
     match t {
         Target::Compare => Some(format!("/captures/{id}/compare")),
-        Target::Failover { spurious } => r
-            .associations
-            .iter()
-            .find(|a| {
-                a.directions
-                    .iter()
-                    .flat_map(|d| &d.failovers)
-                    .any(|f| f.spurious == spurious)
-            })
-            .map(|a| format!("/captures/{id}/associations/{}#diagnosis", a.id)),
+        Target::Failover { spurious } => if spurious {
+            d.first_spurious
+        } else {
+            d.first_failover
+        }
+        .map(|a| format!("/captures/{id}/associations/{a}#diagnosis")),
     }
 }
 
@@ -100,7 +96,7 @@ pub fn story_links(entries: &[Entry]) -> Vec<StoryLink> {
                     String::new(),
                     format!("upload sample-traces/{} to open it", s.sample),
                 ),
-                Some(e) => match (e.meta.status, e.report.as_deref()) {
+                Some(e) => match (e.meta.status, e.digest.as_deref()) {
                     (Status::Done, Some(r)) => match target_href(&e.meta.id, r, s.target) {
                         Some(h) => (h, String::new()),
                         None => (

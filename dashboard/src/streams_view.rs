@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use analyzer::report::{AssocReport, CaptureReport};
+use analyzer::report::AssocReport;
 use analyzer::report_infer::DirectionReport;
 use analyzer::stack::StackReport;
 use analyzer::streams::StreamReport;
@@ -277,15 +277,10 @@ pub fn stream_problems(a: &AssocReport) -> Vec<StreamProblem> {
         .collect()
 }
 
-/// The upper layers of a capture's associations, most frequent first ("Diameter, M3UA").
-pub fn capture_upper(r: &CaptureReport) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for a in &r.associations {
-        if let Some(n) = a.stream_summary.upper_layer.name.as_deref() {
-            *counts.entry(n).or_insert(0) += 1;
-        }
-    }
-    let mut v: Vec<(&str, usize)> = counts.into_iter().collect();
+/// The upper layers of a capture's associations, most frequent first ("Diameter, M3UA"), from
+/// the associations per upper layer.
+pub fn capture_upper(counts: &BTreeMap<String, usize>) -> String {
+    let mut v: Vec<(&str, usize)> = counts.iter().map(|(n, c)| (n.as_str(), *c)).collect();
     v.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(y.0)));
     if v.is_empty() {
         NONE.into()

@@ -347,3 +347,34 @@ async fn progress_and_tables_are_in_the_api() {
     let (s, _) = get(&app, &format!("/captures/{id}/tables/chunks.csv")).await;
     assert_eq!(s, StatusCode::OK);
 }
+
+/// A damaged `digest.json` (what the pages keep in memory of a report, issue 19) is not served:
+/// at the next start the capture is analysed again, and its pages, association page included
+/// (read from `report.json` through the digest), show what they showed before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_digest_is_made_again_at_the_next_start() {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let app = open(&data);
+    let id = upload_id(&app, "d.pcap", &sample("cut_p20_sack40_sender.pcap")).await;
+    let first = wait_done(&app, &id).await;
+    let (_, page) = get(&app, &format!("/captures/{id}")).await;
+    let (s, assoc) = get(&app, &format!("/captures/{id}/associations/0")).await;
+    assert_eq!(s, StatusCode::OK);
+    drop(app);
+    let digest = data.join("captures").join(&id).join("digest.json");
+    for damage in [&b"{\"head\":"[..], &b""[..]] {
+        std::fs::write(&digest, damage).unwrap();
+        let app = open(&data);
+        let v = wait_done(&app, &id).await;
+        assert_eq!(v["result"], first["result"]);
+        assert_eq!(get(&app, &format!("/captures/{id}")).await.1, page);
+        assert_eq!(
+            get(&app, &format!("/captures/{id}/associations/0")).await.1,
+            assoc
+        );
+        let (s, b) = get(&app, &format!("/captures/{id}/associations/99")).await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{b}");
+        drop(app);
+    }
+}
