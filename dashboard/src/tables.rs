@@ -31,6 +31,21 @@ fn read_opt(dir: &Path, name: &str) -> R<Option<Frame>> {
     }
 }
 
+/// `read_opt`, only the rows of association `assoc` when given (filtered while the row groups
+/// are read: one association's chart never holds a large capture's whole table).
+fn read_assoc(dir: &Path, name: &str, assoc: Option<u32>) -> R<Option<Frame>> {
+    let Some(a) = assoc else {
+        return read_opt(dir, name);
+    };
+    let p = dir.join(format!("{name}.parquet"));
+    if !p.is_file() {
+        return Ok(None);
+    }
+    frames::read_parquet_where(&p, "assoc", u64::from(a))
+        .map(|df| Some(Frame(df)))
+        .map_err(|e| format!("{}: {e}", p.display()))
+}
+
 impl Frame {
     fn height(&self) -> usize {
         self.0.height()
@@ -76,15 +91,6 @@ impl Frame {
             None => (0..self.height()).for_each(|i| f(i, None)),
         }
     }
-
-    /// The rows whose column `name` equals `value`.
-    fn filter_eq(&self, name: &str, value: u64) -> R<Frame> {
-        let s = self
-            .cast(name, DataType::UInt64)
-            .ok_or_else(|| format!("no column {name}"))?;
-        let mask = s.equal(value).map_err(|e| e.to_string())?;
-        self.0.filter(&mask).map(Frame).map_err(|e| e.to_string())
-    }
 }
 
 fn sender(v: Option<u64>) -> u8 {
@@ -98,14 +104,7 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
         duration_s,
         ..AssocData::default()
     };
-    let pick = |f: Frame| -> R<Frame> {
-        match assoc {
-            Some(a) if f.has("assoc") => f.filter_eq("assoc", a as u64),
-            _ => Ok(f),
-        }
-    };
-    if let Some(f) = read_opt(dir, "chunks")? {
-        let f = pick(f)?;
+    if let Some(f) = read_assoc(dir, "chunks", assoc)? {
         load_chunks(&mut d, &f, assoc.is_none());
     }
     if assoc.is_none() {
@@ -130,8 +129,7 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
         load_tcp(&mut d, dir)?;
         return Ok(d);
     }
-    if let Some(f) = read_opt(dir, "rtt_samples")? {
-        let f = pick(f)?;
+    if let Some(f) = read_assoc(dir, "rtt_samples", assoc)? {
         let (t, s, rtt, rto, fr) = (
             f.f64s("time_s"),
             f.u64s("sender"),
@@ -157,8 +155,7 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
             }
         }
     }
-    if let Some(f) = read_opt(dir, "sack_delays")? {
-        let f = pick(f)?;
+    if let Some(f) = read_assoc(dir, "sack_delays", assoc)? {
         let (s, ms) = (f.u64s("sender"), f.f64s("sack_delay_ms"));
         let mut paths = vec![0u16; f.height()];
         f.each_str("path", |i, v| paths[i] = d.intern(v.unwrap_or("")));
@@ -172,8 +169,7 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
             }
         }
     }
-    if let Some(f) = read_opt(dir, "retransmissions")? {
-        let f = pick(f)?;
+    if let Some(f) = read_assoc(dir, "retransmissions", assoc)? {
         let (t, s, tsn, fr, sp) = (
             f.f64s("time_s"),
             f.u64s("sender"),

@@ -372,6 +372,23 @@ pub fn read_parquet(path: &Path) -> PolarsResult<DataFrame> {
     ParquetReader::new(File::open(path)?).finish()
 }
 
+/// Reads the rows of a Parquet table whose `column` equals `value`, filtered as the row groups
+/// are read (a chart of one association out of a 1 GB capture's `chunks` table must not hold the
+/// whole table). A table without the column is read whole.
+pub fn read_parquet_where(path: &Path, column: &str, value: u64) -> PolarsResult<DataFrame> {
+    let path = PlRefPath::try_from_path(path)?;
+    let mut lf = LazyFrame::scan_parquet(path, ScanArgsParquet::default())?;
+    if lf.collect_schema()?.get(column).is_none() {
+        return lf.collect();
+    }
+    lf.filter(
+        polars::prelude::col(column)
+            .cast(DataType::UInt64)
+            .eq(lit(value)),
+    )
+    .collect()
+}
+
 /// Renders a table as text (for the terminal).
 pub fn to_text(df: &DataFrame) -> String {
     format!("{df}")
