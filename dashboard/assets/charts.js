@@ -458,7 +458,9 @@
       this.tip.hidden = false;
       const overLeft = u.over.offsetLeft;
       const x = overLeft + left + 14;
-      this.tip.style.left = Math.min(x, this.plot.clientWidth - 260) + "px";
+      // Left of the cursor when it would not fit on its right (long series names).
+      const w = this.tip.offsetWidth || 260;
+      this.tip.style.left = Math.max(0, x + w > this.plot.clientWidth ? overLeft + left - 14 - w : x) + "px";
       this.tip.style.top = u.over.offsetTop + u.cursor.top + 14 + "px";
     }
 
