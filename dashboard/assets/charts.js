@@ -3,12 +3,30 @@
 // buttons or the arrow keys pan (never past the data), + / - zoom, double-click, "reset" or 0
 // shows everything, legend entries toggle series (click, or Enter / Space when focused). The
 // charts with a time axis zoom together; window.dashboardZoom(from, to, sender) zooms them all
-// (the "show in charts" rows of the page).
+// (the "show in charts" rows of the page). A chart with data-inline="ID" draws the data the page
+// carries in the JSON script element ID (an object by chart kind) instead of fetching it, and
+// zooms without asking the server. Charts of one zoom_group zoom together like those of time.
+// Series may carry per point error bars (err: [lo, hi]), a tooltip text (tips) and a reference
+// (refs): a click on such a point, or ↑ ↓ then Enter on a focused chart, sends the chart a
+// "chartpoint" event whose detail is { ref, label, x }.
 (function () {
   "use strict";
   const section = document.getElementById("charts");
   if (!section || typeof uPlot === "undefined") return;
   const base = section.dataset.base;
+  const inlineData = {};
+  function inline(id) {
+    if (!(id in inlineData)) {
+      const e = document.getElementById(id);
+      inlineData[id] = e ? JSON.parse(e.textContent) : {};
+    }
+    return inlineData[id];
+  }
+  // The charts that zoom with `d`'s (null: none but itself).
+  function zoomGroup(d) {
+    if (!d) return null;
+    return d.zoom_group || (d.time_axis ? "time" : null);
+  }
   let sender = section.dataset.sender;
   const EVENT_COLORS = {
     failover: "#d62728", spurious_failover: "#e377c2", outage: "#ff7f0e",
@@ -81,6 +99,8 @@
       this.plot.setAttribute("role", "group");
       this.plot.setAttribute("aria-label", `${this.kind} chart: ← → pan, + − zoom, 0 shows everything`);
       this.plot.addEventListener("keydown", (e) => this.key(e));
+      this.inline = root.dataset.inline || null;
+      this.sel = -1;
       this.tip = el("div", "chart-tip");
       this.tip.hidden = true;
       this.foot = el("p", "chart-foot");
@@ -102,6 +122,14 @@
       // A load supersedes a zoom still waiting on its timer (a reset right after a drag wins).
       clearTimeout(this.timer);
       const seq = ++this.seq;
+      if (this.inline) {
+        const d = inline(this.inline)[this.kind];
+        if (!d) { this.status.textContent = "no data"; return; }
+        const r = [from == null ? d.full[0] : from, to == null ? d.full[1] : to];
+        this.render({ ...d, range: r });
+        delete this.root.dataset.loading;
+        return;
+      }
       this.status.textContent = "loading…";
       this.root.dataset.loading = "1";
       try {
@@ -129,8 +157,9 @@
 
     // The new range for every chart of the page that shares this one's axis.
     view(from, to) {
-      if (!this.data || !this.data.time_axis) return this.load(from, to);
-      for (const c of charts) if (c.data && c.data.time_axis) c.load(from, to);
+      const g = zoomGroup(this.data);
+      if (!g) return this.load(from, to);
+      for (const c of charts) if (zoomGroup(c.data) === g) c.load(from, to);
     }
 
     pan(frac) {
@@ -157,8 +186,9 @@
     }
 
     reset() {
-      if (this.data && this.data.time_axis) {
-        for (const c of charts) if (c.data && c.data.time_axis) c.load(null, null);
+      const g = zoomGroup(this.data);
+      if (g) {
+        for (const c of charts) if (zoomGroup(c.data) === g) c.load(null, null);
       } else {
         this.load(null, null);
       }
@@ -172,6 +202,8 @@
       else if (k === "+" || k === "=") this.zoomIn();
       else if (k === "-" || k === "_") this.zoomOut();
       else if (k === "0" || k === "Home") this.reset();
+      else if ((k === "ArrowDown" || k === "ArrowUp") && this.pointList().length) this.step(k === "ArrowDown" ? 1 : -1);
+      else if (k === "Enter" && this.sel >= 0) this.openPoint(this.pointList()[this.sel]);
       else return;
       e.preventDefault();
     }
@@ -181,7 +213,9 @@
       const series = [{ label: d.x_label, value: (u, v) => fmt(v, 6) }];
       for (const s of d.series) {
         const o = { label: s.label, stroke: s.color, width: 1.5, spanGaps: s.style !== "points" };
-        if (s.style === "points") {
+        if (s.style === "linepoints") {
+          o.points = { show: true, size: 7, width: 1, stroke: s.color, fill: s.color };
+        } else if (s.style === "points") {
           o.paths = () => null;
           o.points = { show: true, size: 5, width: 1, stroke: s.color, fill: s.color };
         } else if (s.style === "step") {
@@ -199,6 +233,19 @@
       const lanes = d.lanes || [];
       const yAxis = { label: d.y_label, size: lanes.length ? 120 : 60, values: tickValues };
       const yScale = { auto: true };
+      // Error bars stay inside the plot: the y range covers them.
+      if (d.series.some((s) => s.err)) {
+        yScale.range = (u, mn, mx) => {
+          let lo = mn, hi = mx;
+          d.series.forEach((s, i) => {
+            if (!s.err || !u.series[i + 1].show) return;
+            for (const e of s.err) if (e) { lo = lo == null ? e[0] : Math.min(lo, e[0]); hi = hi == null ? e[1] : Math.max(hi, e[1]); }
+          });
+          if (lo == null || hi == null) return [0, 1];
+          const pad = (hi - lo) * 0.08 || Math.abs(hi) * 0.1 || 1;
+          return [lo >= 0 && lo - pad < 0 ? 0 : lo - pad, hi + pad];
+        };
+      }
       if (lanes.length) {
         yAxis.splits = () => lanes.map((_, i) => i);
         yAxis.values = (u, splits) => splits.map((v) => lanes[v] || "");
@@ -269,6 +316,8 @@
         if (this.u) this.u.destroy();
         this.u = new uPlot(this.opts(d), data, this.plot);
         this.sig = sig;
+        this.sel = -1;
+        this.pointClicks();
         if (shown) shown.forEach((s, i) => { if (i > 0 && !s) this.u.setSeries(i, { show: false }); });
         this.legendKeys();
       } else {
@@ -317,6 +366,32 @@
         ctx.fillRect(x1, yc - h / 2, Math.max(1, x2 - x1), h);
       }
       const dpr = devicePixelRatio;
+      d.series.forEach((s, i) => {
+        if (!s.err || !u.series[i + 1].show) return;
+        ctx.strokeStyle = s.color;
+        ctx.lineWidth = 1.5 * dpr;
+        ctx.setLineDash([]);
+        s.err.forEach((e, j) => {
+          if (!e) return;
+          const x = u.valToPos(d.x[j], "x", true);
+          const y1 = u.valToPos(e[0], "y", true);
+          const y2 = u.valToPos(e[1], "y", true);
+          const c = 4 * dpr;
+          ctx.beginPath();
+          ctx.moveTo(x, y1); ctx.lineTo(x, y2);
+          ctx.moveTo(x - c, y1); ctx.lineTo(x + c, y1);
+          ctx.moveTo(x - c, y2); ctx.lineTo(x + c, y2);
+          ctx.stroke();
+        });
+      });
+      const p = this.sel >= 0 ? this.pointList()[this.sel] : null;
+      if (p && u.series[p.si + 1].show) {
+        ctx.strokeStyle = "#000";
+        ctx.lineWidth = 2 * dpr;
+        ctx.beginPath();
+        ctx.arc(u.valToPos(d.x[p.idx], "x", true), u.valToPos(d.series[p.si].y[p.idx], "y", true), 7 * dpr, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
       ctx.font = `${11 * dpr}px sans-serif`;
       ctx.textAlign = "left";
       ctx.textBaseline = "alphabetic";
@@ -365,6 +440,7 @@
         // On a chart of lanes the value is the lane: name the path, not its index.
         const lane = lanes.length ? lanes[Math.round(v)] : null;
         if (lanes.length) lines.push(`${s.label}${lane && !s.label.endsWith(lane) ? ` on ${lane}` : ""}${frame}`);
+        else if (s.tips && s.tips[idx]) lines.push(`${s.label}: ${s.tips[idx]}`);
         else lines.push(`${s.label}: ${fmt(v, 3)}${frame}`);
       });
       const px = (u.over.clientWidth || 1) / (u.scales.x.max - u.scales.x.min);
@@ -382,8 +458,72 @@
       this.tip.hidden = false;
       const overLeft = u.over.offsetLeft;
       const x = overLeft + left + 14;
-      this.tip.style.left = Math.min(x, this.plot.clientWidth - 260) + "px";
+      // Left of the cursor when it would not fit on its right (long series names).
+      const w = this.tip.offsetWidth || 260;
+      this.tip.style.left = Math.max(0, x + w > this.plot.clientWidth ? overLeft + left - 14 - w : x) + "px";
       this.tip.style.top = u.over.offsetTop + u.cursor.top + 14 + "px";
+    }
+
+    // The points that carry a reference, of the series shown, by series then x.
+    pointList() {
+      const d = this.data;
+      const out = [];
+      if (!d || !this.u) return out;
+      d.series.forEach((s, si) => {
+        if (!s.refs || !this.u.series[si + 1].show) return;
+        s.refs.forEach((r, idx) => { if (r != null && s.y[idx] != null) out.push({ si, idx, ref: r }); });
+      });
+      return out;
+    }
+
+    // ↑ ↓: the next or previous point, its tooltip shown.
+    step(dir) {
+      const pts = this.pointList();
+      this.sel = this.sel < 0 ? (dir > 0 ? 0 : pts.length - 1) : (this.sel + dir + pts.length) % pts.length;
+      const p = pts[this.sel];
+      const u = this.u;
+      const x = this.data.x[p.idx];
+      if (x < u.scales.x.min || x > u.scales.x.max) this.reset();
+      this.root.dataset.point = p.ref;
+      u.redraw(false, false);
+      u.setCursor({ left: u.valToPos(x, "x"), top: u.valToPos(this.data.series[p.si].y[p.idx], "y") });
+    }
+
+    openPoint(p) {
+      if (!p) return;
+      const s = this.data.series[p.si];
+      this.root.dispatchEvent(new CustomEvent("chartpoint", {
+        bubbles: true,
+        detail: { ref: p.ref, label: s.label, x: this.data.x[p.idx], chart: this.kind },
+      }));
+    }
+
+    // A click (not a drag) within 20 px of a point with a reference opens it.
+    pointClicks() {
+      if (!this.data.series.some((s) => s.refs)) return;
+      this.plot.setAttribute("aria-label", `${this.kind} chart: ← → pan, + − zoom, 0 shows everything, ↑ ↓ choose a point, Enter lists what is behind it`);
+      const over = this.u.over;
+      let down = null;
+      over.addEventListener("mousedown", (e) => { down = [e.clientX, e.clientY]; });
+      over.addEventListener("click", (e) => {
+        if (down && Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 3) return;
+        const u = this.u;
+        const r = over.getBoundingClientRect();
+        const cx = e.clientX - r.left, cy = e.clientY - r.top;
+        const pts = this.pointList();
+        let best = -1, bd = 20;
+        pts.forEach((p, i) => {
+          const dx = u.valToPos(this.data.x[p.idx], "x") - cx;
+          const dy = u.valToPos(this.data.series[p.si].y[p.idx], "y") - cy;
+          const dist = Math.hypot(dx, dy);
+          if (dist < bd) { bd = dist; best = i; }
+        });
+        if (best < 0) return;
+        this.sel = best;
+        this.root.dataset.point = pts[best].ref;
+        u.redraw(false, false);
+        this.openPoint(pts[best]);
+      });
     }
 
     // Legend entries as buttons: Tab reaches them, Enter or Space shows / hides the series.

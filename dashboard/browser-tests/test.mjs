@@ -506,8 +506,104 @@ async function eklundTable(set, name) {
   const metrics = await page.$$eval("#study-table tbody tr", (r) => r.map((x) => x.cells[2].textContent));
   assert.ok(metrics.includes("failover_ms"), `${metrics}`);
   assert.ok(metrics.includes("sacks_per_data_packet"), `${metrics}`);
-  assert.ok(await page.$('figure[data-metric="failover_ms"] svg polyline'));
+  // One interactive chart per metric (charts.js, the association pages' code), one curve per
+  // SACK delay, each point with its 95% CI as an error bar.
+  for (const m of ["failover_ms", "max_transfer_ms", "rto_at_failure_ms", "sacks_per_data_packet"]) {
+    await chartReady(m);
+  }
+  const info = await page.evaluate(() => window.dashboardCharts.map((c) => ({
+    kind: c.kind,
+    labels: c.data.series.map((s) => s.label),
+    bars: c.data.series.reduce((n, s) => n + (s.err || []).filter((e) => e).length, 0),
+    points: c.data.series.reduce((n, s) => n + s.y.filter((v) => v != null).length, 0),
+  })));
+  const fo = info.find((c) => c.kind === "failover_ms");
+  assert.deepEqual(fo.labels, ["sack_delay_ms=0", "sack_delay_ms=40", "sack_delay_ms=200"]);
+  assert.equal(fo.points, 12);
+  assert.equal(fo.bars, 12, "every failover point of 3 runs has its CI");
+  assert.ok(await drawnPixels('.chart[data-chart="failover_ms"] canvas') > 2000);
   await shot(name);
+}
+
+// The canvas position (page pixels) of point `idx` of series `si` of chart `kind`.
+async function pointAt(kind, si, idx) {
+  return page.evaluate(([kind, si, idx]) => {
+    const c = window.dashboardCharts.find((x) => x.kind === kind);
+    const r = c.u.over.getBoundingClientRect();
+    return {
+      x: r.left + c.u.valToPos(c.data.x[idx], "x"),
+      y: r.top + c.u.valToPos(c.data.series[si].y[idx], "y"),
+    };
+  }, [kind, si, idx]);
+}
+
+// The study page's charts: tooltips, zoom by keyboard (all curves of the study together), a
+// point's captures by click and by keyboard, and a capture page one click away.
+async function studyInteractions(set, name) {
+  const sel = '.chart[data-chart="failover_ms"]';
+  await page.locator(sel).scrollIntoViewIfNeeded();
+  // Tooltip over the SACK delay 200 curve's last point (90 ms messages) names the curve.
+  const p = await pointAt("failover_ms", 2, 3);
+  await page.mouse.move(p.x, p.y);
+  await page.waitForSelector(`${sel} .chart-tip:not([hidden])`);
+  const tip = await page.textContent(`${sel} .chart-tip`);
+  assert.match(tip, /message_interval_ms: 90/);
+  assert.match(tip, /sack_delay_ms=200: n 3, mean [\d.]+, 95% CI \[-?[\d.]+, [\d.]+\]/);
+  assert.match(tip, /sack_delay_ms=0: n 3/);
+  await shot(`${name}-tooltip`);
+
+  // Keyboard zoom: + halves the window of every study chart, 0 shows everything again.
+  const span = (k) => page.$eval(`.chart[data-chart="${k}"]`, (e) => Number(e.dataset.to) - Number(e.dataset.from));
+  const full = await span("failover_ms");
+  const fullOther = await span("sacks_per_data_packet");
+  await page.focus(`${sel} .chart-plot`);
+  await page.keyboard.press("+");
+  await page.waitForFunction(([s, w]) => {
+    const e = document.querySelector(s);
+    return Number(e.dataset.to) - Number(e.dataset.from) < w * 0.6;
+  }, [sel, full]);
+  assert.ok(await span("sacks_per_data_packet") < fullOther * 0.6, "the study's charts zoom together");
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("0");
+  await page.waitForFunction(([s, w]) => {
+    const e = document.querySelector(s);
+    return Math.abs(Number(e.dataset.to) - Number(e.dataset.from) - w) < 1e-6;
+  }, [sel, full]);
+
+  // A click on a point lists the captures behind it.
+  const q = await pointAt("failover_ms", 2, 3);
+  await page.mouse.click(q.x, q.y);
+  await page.waitForSelector("#study-point:not([hidden])");
+  const title = await page.textContent("#study-point-title");
+  assert.match(title, /failover_ms, sack_delay_ms=200, x = 90: 3 captures/);
+  const names = await page.$$eval("#study-point-captures a", (a) => a.map((x) => x.textContent));
+  assert.equal(names.length, 3);
+  assert.ok(names.every((n) => /sack200_iv90_r\d_sender/.test(n)), `${names}`);
+  await shot(`${name}-point`);
+
+  // By keyboard: focus the chart, ↓ to the first point, Enter lists it; Tab reaches the first
+  // capture, Enter opens its capture page.
+  await page.focus(`${sel} .chart-plot`);
+  await page.keyboard.press("ArrowDown");
+  await page.waitForSelector(`${sel} .chart-tip:not([hidden])`);
+  assert.match(await page.textContent(`${sel} .chart-tip`), /sack_delay_ms=0: n 3/);
+  await page.keyboard.press("Enter");
+  await page.waitForFunction(() => /sack_delay_ms=0, x = 10:/.test(document.getElementById("study-point-title").textContent));
+  assert.equal(await page.evaluate(() => document.activeElement.id), "study-point-title");
+  await page.keyboard.press("Tab");
+  const focused = await page.evaluate(() => document.activeElement.textContent);
+  assert.match(focused, /sack0_iv10_r1_sender/);
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/\/captures\/[0-9a-f]{64}$/, { timeout: 60000 });
+  await page.waitForSelector("#associations", { timeout: 120000 });
+  assert.match(await page.textContent("h1"), /sack0_iv10_r1_sender/);
+  await shot(`${name}-capture`);
+  // Back on the study, that capture now links to its page directly.
+  await page.goBack();
+  await page.waitForSelector("#study-table");
+  await page.reload();
+  const id = page.url();
+  assert.ok(await page.$(`#study-row-0 a[href^="/captures/"]`), `row 0 of ${id} links its capture page`);
 }
 
 test("studies: pick the Eklund template with the keyboard, run it, see the table", { skip: !STUDY_SET && "STUDY_SET not set" }, async () => {
@@ -523,6 +619,7 @@ test("studies: pick the Eklund template with the keyboard, run it, see the table
   await page.focus("#study-x");
   await page.keyboard.press("Enter");
   await eklundTable(STUDY_SET, "studies-eklund");
+  await studyInteractions(STUDY_SET, "studies-eklund");
 });
 
 test("studies: the Eklund template on the Linux kernel's campaign", { skip: !STUDY_SET_LINUX && "STUDY_SET_LINUX not set" }, async () => {
@@ -532,4 +629,5 @@ test("studies: the Eklund template on the Linux kernel's campaign", { skip: !STU
   await page.focus("#study-x");
   await page.keyboard.press("Enter");
   await eklundTable(STUDY_SET_LINUX, "studies-eklund-linux");
+  await studyInteractions(STUDY_SET_LINUX, "studies-eklund-linux");
 });

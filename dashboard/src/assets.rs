@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
 
-const ASSETS: [(&str, &str, &str); 6] = [
+const ASSETS: [(&str, &str, &str); 7] = [
     (
         "uPlot.iife.min.js",
         "text/javascript; charset=utf-8",
@@ -37,6 +37,11 @@ const ASSETS: [(&str, &str, &str); 6] = [
         "upload.js",
         "text/javascript; charset=utf-8",
         include_str!("../assets/upload.js"),
+    ),
+    (
+        "studies.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/studies.js"),
     ),
 ];
 

@@ -373,6 +373,7 @@ pub fn app(state: AppState) -> Router {
         .route("/", get(pages::index))
         .route("/upload", get(pages::upload_page))
         .route("/studies", get(studies::studies))
+        .route("/studies/open", get(studies::open_capture))
         .route("/help", get(help::help))
         .route("/captures/{id}", get(pages::capture))
         .route(

@@ -23,7 +23,7 @@ pub fn color(i: usize) -> &'static str {
 /// One series before decimation: (x, y, frame) points.
 pub struct Pts {
     pub label: String,
-    /// `points`, `line`, `step` or `bars`.
+    /// `points`, `line`, `linepoints` (a line through marked points), `step` or `bars`.
     pub style: &'static str,
     pub color: String,
     /// Keep every point in range (retransmissions, events): no decimation.
@@ -63,6 +63,17 @@ pub struct Series {
     pub frames: Vec<Option<u64>>,
     /// Points in the view before decimation.
     pub total: usize,
+    /// Error bars: per x, the [low, high] drawn as a whisker through the point (a study's 95%
+    /// confidence interval).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub err: Option<Vec<Option<[f64; 2]>>>,
+    /// Per x, the tooltip's text for the point instead of its value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tips: Option<Vec<Option<String>>>,
+    /// Per x, what a click on the point (or Enter on it) hands to the page: the chart's root
+    /// gets a `chartpoint` event with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refs: Option<Vec<Option<String>>>,
 }
 
 /// A vertical marker (failover, failback, outage start, timeout, median ...).
@@ -110,6 +121,10 @@ pub struct Chart {
     /// Labels of y values (e.g. relative TSN), shown in tooltips as is.
     pub note: Option<String>,
     pub decimated: bool,
+    /// Charts of a page with the same group zoom and pan together (those with a time axis
+    /// always do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zoom_group: Option<String>,
 }
 
 /// The requested view: x range and pixel width.
@@ -245,6 +260,9 @@ pub fn build(
                 y,
                 frames,
                 total,
+                err: None,
+                tips: None,
+                refs: None,
             }
         })
         .collect();
@@ -262,6 +280,7 @@ pub fn build(
         lanes: Vec::new(),
         note: None,
         decimated,
+        zoom_group: None,
     }
 }
 

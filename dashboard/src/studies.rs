@@ -1,12 +1,14 @@
-//! The Studies page (issue 17 section 4, a first version): `GET /studies` picks a template of
-//! `analyzer::study::TEMPLATES` (or by / x / y by hand) and a set of captures (a folder of the
-//! samples directory that holds captures, or every uploaded capture), runs the study off the
-//! async runtime and shows its table and, per metric, an SVG chart of the mean against x with
-//! the 95% CI as error bars. Results are cached in memory per (set, spec).
+//! The Studies page (issue 17 section 4): `GET /studies` picks a template of
+//! `analyzer::study::TEMPLATES` (or by / x / several metrics by hand) and a set of captures (a
+//! folder of the samples directory that holds captures, every uploaded capture, or the uploaded
+//! captures picked one by one), runs the study off the async runtime and shows, per metric, an
+//! interactive chart (the association pages' `charts.js`: one series per group, the mean against
+//! x with the 95% CI as error bars, tooltips with n, mean and CI), the table, the JSON / CSV
+//! downloads, and for every point and row the captures behind it, each linking to its capture
+//! page (`GET /studies/open` loads a sample set's file into the dashboard first). Results are
+//! cached in memory per (set and the state of its files, spec).
 
-use crate::help::escape;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,12 +20,13 @@ use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::{Query, State};
 use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::Json;
-use serde::Deserialize;
 use serde_json::Value;
 
+use crate::assoc_list::encode;
 use crate::error::AppError;
+use crate::series::{color, Chart, Series};
 use crate::views::{round, NONE};
 use crate::AppState;
 
@@ -36,28 +39,87 @@ const UPLOADED: &str = "uploaded";
 /// Folder depth searched below the samples directory.
 const MAX_DEPTH: usize = 4;
 
-#[derive(Debug, Default, Deserialize)]
+/// The page's query: `y` and `capture` may repeat (`y` also takes comma-separated metrics).
+#[derive(Debug, Default)]
 pub struct StudyQuery {
-    #[serde(default)]
     template: Option<String>,
-    #[serde(default)]
     by: Option<String>,
-    #[serde(default)]
     x: Option<String>,
-    #[serde(default)]
-    y: Option<String>,
-    #[serde(default)]
+    y: Vec<String>,
     set: Option<String>,
+    /// Uploaded captures picked one by one (their ids): the study runs over them, not the set.
+    captures: Vec<String>,
     /// "json" or "csv": the study's rows as a download instead of the page.
-    #[serde(default)]
     format: Option<String>,
+}
+
+impl StudyQuery {
+    fn parse(pairs: &[(String, String)]) -> StudyQuery {
+        let mut q = StudyQuery::default();
+        for (k, v) in pairs {
+            let v = v.trim();
+            let one = (!v.is_empty()).then(|| v.to_string());
+            match k.as_str() {
+                "template" => q.template = one,
+                "by" => q.by = one,
+                "x" => q.x = one,
+                "set" => q.set = one,
+                "format" => q.format = one,
+                "y" => q.y.extend(
+                    v.split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                ),
+                "capture" if !v.is_empty() => q.captures.push(v.to_string()),
+                _ => {}
+            }
+        }
+        q.y.dedup();
+        q.captures.sort();
+        q.captures.dedup();
+        q
+    }
+
+    /// The query again (for the download links), without `format`.
+    fn encoded(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        for (k, v) in [
+            ("template", &self.template),
+            ("by", &self.by),
+            ("x", &self.x),
+            ("set", &self.set),
+        ] {
+            if let Some(v) = v {
+                out.push(format!("{k}={}", encode(v)));
+            }
+        }
+        out.extend(self.y.iter().map(|y| format!("y={}", encode(y))));
+        out.extend(
+            self.captures
+                .iter()
+                .map(|c| format!("capture={}", encode(c))),
+        );
+        out.join("&")
+    }
+}
+
+/// A capture behind a study's rows.
+#[derive(Debug, Clone)]
+pub struct CaptureRef {
+    /// File name (sample set) or uploaded name.
+    name: String,
+    /// Its id in the store (SHA-256 of the file), when known.
+    id: Option<String>,
+    /// The file in the sample set's folder, for `/studies/open`.
+    file: Option<String>,
 }
 
 /// A study's result as shown: the report, the captures behind it, what went wrong.
 pub struct StudyResult {
     report: StudyReport,
-    /// Sample id (uploaded capture id or file name) -> (display name, link).
-    captures: BTreeMap<String, (String, Option<String>)>,
+    /// Sample id (uploaded capture id or file name) -> the capture.
+    captures: BTreeMap<String, CaptureRef>,
     analysed: usize,
     left_out: usize,
     errors: Vec<String>,
@@ -69,7 +131,16 @@ pub struct Choice {
     pub selected: bool,
 }
 
+/// A capture of a row as listed: name, link, whether the dashboard holds it already.
+pub struct CaptureLink {
+    pub name: String,
+    pub href: String,
+    pub loaded: bool,
+}
+
 pub struct RowView {
+    /// Index of the row (`study-row-N`, what a chart point refers to).
+    pub index: usize,
     pub group: String,
     pub x: String,
     pub metric: String,
@@ -80,14 +151,13 @@ pub struct RowView {
     pub min: String,
     pub max: String,
     pub ci95: String,
-    pub captures_count: usize,
-    /// (name, link) of the captures behind the row.
-    pub captures: Vec<(String, String)>,
+    pub captures: Vec<CaptureLink>,
 }
 
 pub struct ChartView {
     pub metric: String,
-    pub svg: String,
+    /// Why there is no chart (x not numeric, no x), else empty.
+    pub why: String,
 }
 
 #[derive(Template, WebTemplate)]
@@ -97,6 +167,9 @@ pub struct StudiesPage {
     pub templates: Vec<Choice>,
     pub metrics: Vec<Choice>,
     pub sets: Vec<Choice>,
+    /// The uploaded captures that can be picked one by one.
+    pub uploads: Vec<Choice>,
+    pub uploads_picked: usize,
     pub by: String,
     pub x: String,
     pub max_captures: usize,
@@ -109,15 +182,10 @@ pub struct StudiesPage {
     pub errors: Vec<String>,
     pub rows: Vec<RowView>,
     pub charts: Vec<ChartView>,
+    /// Every chart's data (charts.js), JSON safe inside `<script>`.
+    pub charts_json: String,
     /// The query of this study (for the JSON / CSV download links).
     pub query: String,
-}
-
-fn nonempty(s: &Option<String>) -> Option<String> {
-    s.as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
 }
 
 /// Folders below `root` (itself included, as ".") that directly contain capture files, by
@@ -177,9 +245,7 @@ fn captures_in(dir: &Path) -> Vec<PathBuf> {
 /// are named by the file name.
 fn file_samples(p: &Path) -> Result<Vec<Sample>, String> {
     let own = study::capture_samples(p, &Options::default(), None)?;
-    let name = p
-        .file_name()
-        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into());
+    let name = file_name(p);
     Ok(own
         .into_iter()
         .map(|mut s| {
@@ -189,41 +255,81 @@ fn file_samples(p: &Path) -> Result<Vec<Sample>, String> {
         .collect())
 }
 
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into())
+}
+
+/// Every file of a sample set's folder (captures and sidecars) with its size and modification
+/// time: a study of the set is run again when this changes.
+fn fingerprint(dir: &Path) -> String {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let m = e.metadata().ok()?;
+                    let t = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos());
+                    Some(format!(
+                        "{}:{}:{t}",
+                        e.file_name().to_string_lossy(),
+                        m.len()
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v.join("/")
+}
+
 /// Runs the study over the files, in a few threads at once.
 fn run_files(spec: &StudySpec, files: Vec<PathBuf>, left_out: usize) -> StudyResult {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .clamp(1, 8);
     let chunk = files.len().div_ceil(threads).max(1);
-    let results: Vec<Result<Vec<Sample>, String>> = std::thread::scope(|s| {
+    type One = (Result<Vec<Sample>, String>, Option<String>);
+    let results: Vec<One> = std::thread::scope(|s| {
         let handles: Vec<_> = files
             .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().map(|p| file_samples(p)).collect::<Vec<_>>()))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|p| (file_samples(p), crate::upload::file_id(p).ok()))
+                        .collect::<Vec<_>>()
+                })
+            })
             .collect();
         handles
             .into_iter()
             .flat_map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| vec![Err("analysis panicked".to_string())])
+                    .unwrap_or_else(|_| vec![(Err("analysis panicked".to_string()), None)])
             })
             .collect()
     });
     let mut samples = Vec::new();
     let mut errors = Vec::new();
-    for r in results {
+    let mut captures = BTreeMap::new();
+    for (p, (r, id)) in files.iter().zip(results) {
+        let name = file_name(p);
+        captures.insert(
+            name.clone(),
+            CaptureRef {
+                name: name.clone(),
+                id,
+                file: Some(name),
+            },
+        );
         match r {
             Ok(s) => samples.extend(s),
             Err(e) => errors.push(e),
         }
     }
-    let captures = files
-        .iter()
-        .filter_map(|p| p.file_name())
-        .map(|n| {
-            let n = n.to_string_lossy().to_string();
-            (n.clone(), (n, None))
-        })
-        .collect();
     StudyResult {
         report: study::aggregate(spec, &samples),
         captures,
@@ -247,7 +353,14 @@ fn run_uploaded(
             s.capture = id.clone();
             samples.push(s);
         }
-        captures.insert(id.clone(), (name.clone(), Some(format!("/captures/{id}"))));
+        captures.insert(
+            id.clone(),
+            CaptureRef {
+                name: name.clone(),
+                id: Some(id.clone()),
+                file: None,
+            },
+        );
     }
     StudyResult {
         report: study::aggregate(spec, &samples),
@@ -277,158 +390,208 @@ fn group_text(g: &BTreeMap<String, Value>) -> String {
         .join(", ")
 }
 
-/// (x, mean, 95% CI) of one chart point.
-type Point = (f64, f64, Option<[f64; 2]>);
+fn ci_text(ci: Option<[f64; 2]>) -> String {
+    ci.map_or(NONE.to_string(), |c| {
+        format!("[{}, {}]", round(c[0], 3), round(c[1], 3))
+    })
+}
 
-const COLORS: &[&str] = &[
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-];
+/// One chart point: x, row index, mean, CI, tooltip.
+struct Point {
+    x: f64,
+    row: usize,
+    mean: f64,
+    ci: Option<[f64; 2]>,
+    tip: String,
+}
 
-/// Per metric, an SVG of the mean against x (numeric x only), one series per group and
-/// transport, the 95% CI as error bars.
-fn charts(r: &StudyReport) -> Vec<ChartView> {
+/// Per metric, the chart of the mean against x for `charts.js`: one
+/// series per group (and transport when the study has both), the 95% CI as error bars, each
+/// point referring to its table row (`study-row-N`); or why there is none (no numeric x).
+pub fn study_charts(r: &StudyReport) -> Vec<(String, Result<Chart, String>)> {
     let mut metrics: Vec<&str> = Vec::new();
     for row in &r.rows {
         if !metrics.contains(&row.metric.as_str()) {
             metrics.push(&row.metric);
         }
     }
+    // In the order `study --list` names them (the templates' order).
+    metrics.sort_by_key(|m| study::METRICS.iter().position(|x| x.0 == *m));
     let transports: std::collections::BTreeSet<&str> =
         r.rows.iter().map(|x| x.transport.as_str()).collect();
+    let x_label = r.x.clone().unwrap_or_else(|| "x".into());
     let mut out = Vec::new();
     for m in metrics {
         let mut series: Vec<(String, Vec<Point>)> = Vec::new();
-        for row in r.rows.iter().filter(|x| x.metric == m) {
-            let Some(x) = row.x.as_f64() else { continue };
+        let mut other_x: Vec<String> = Vec::new();
+        for (i, row) in r.rows.iter().enumerate().filter(|x| x.1.metric == m) {
+            let Some(x) = row.x.as_f64() else {
+                let t = value_text(&row.x);
+                if !other_x.contains(&t) {
+                    other_x.push(t);
+                }
+                continue;
+            };
             let mut name = group_text(&row.group);
             if transports.len() > 1 {
                 name = format!("{name} ({})", row.transport);
             }
-            let pt = (x, row.mean, row.ci95);
+            let tip = format!(
+                "n {}, mean {}, 95% CI {}",
+                row.n,
+                round(row.mean, 3),
+                ci_text(row.ci95)
+            );
+            let pt = Point {
+                x,
+                row: i,
+                mean: row.mean,
+                ci: row.ci95,
+                tip,
+            };
             match series.iter_mut().find(|s| s.0 == name) {
                 Some(s) => s.1.push(pt),
                 None => series.push((name, vec![pt])),
             }
         }
         if series.is_empty() {
+            let why = match &r.x {
+                None => "no chart: the study has no x parameter (choose one to draw curves; the rows are in the table)".to_string(),
+                Some(x) if other_x.iter().all(|v| v == NONE) => {
+                    format!("no chart: no capture has a value of the x parameter {x}")
+                }
+                Some(x) => format!(
+                    "no chart: the x parameter {x} is not numeric (values {})",
+                    other_x.join(", ")
+                ),
+            };
+            out.push((m.to_string(), Err(why)));
             continue;
         }
-        let pts = series.iter().flat_map(|s| s.1.iter());
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0f64, f64::MIN);
-        for &(x, y, ci) in pts {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            let (lo, hi) = ci.map_or((y, y), |c| (c[0], c[1]));
-            y0 = y0.min(lo).min(y);
-            y1 = y1.max(hi).max(y);
-        }
-        if x1 <= x0 {
-            x0 -= 1.0;
-            x1 += 1.0;
-        }
-        if y1 <= y0 {
-            y1 = y0 + 1.0;
-        }
-        let (w, h, l, rt, t, b) = (640.0, 320.0, 70.0, 200.0, 15.0, 40.0);
-        let px = |x: f64| l + (x - x0) / (x1 - x0) * (w - l - rt);
-        let py = |y: f64| t + (1.0 - (y - y0) / (y1 - y0)) * (h - t - b);
-        let mut s = String::new();
-        let _ = write!(
-            s,
-            r#"<svg class="study-chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{} against x">"#,
-            escape(m)
-        );
-        let _ = write!(
-            s,
-            r##"<line x1="{l}" y1="{}" x2="{}" y2="{}" stroke="#888"/><line x1="{l}" y1="{t}" x2="{l}" y2="{}" stroke="#888"/>"##,
-            h - b,
-            w - rt,
-            h - b,
-            h - b
-        );
-        for i in 0..=4 {
-            let yv = y0 + (y1 - y0) * i as f64 / 4.0;
-            let xv = x0 + (x1 - x0) * i as f64 / 4.0;
-            let _ = write!(
-                s,
-                r##"<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text><text x="{}" y="{}" font-size="11" text-anchor="middle">{}</text>"##,
-                l - 4.0,
-                py(yv) + 4.0,
-                round(yv, 1),
-                px(xv),
-                h - b + 15.0,
-                round(xv, 1)
-            );
-        }
-        let _ = write!(
-            s,
-            r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">{}</text>"#,
-            (l + w - rt) / 2.0,
-            h - 5.0,
-            escape(r.x.as_deref().unwrap_or("x"))
-        );
-        for (i, (name, pts)) in series.iter_mut().enumerate() {
-            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let c = COLORS[i % COLORS.len()];
-            let line: Vec<String> = pts
-                .iter()
-                .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1)))
-                .collect();
-            let _ = write!(
-                s,
-                r#"<polyline fill="none" stroke="{c}" stroke-width="2" points="{}"/>"#,
-                line.join(" ")
-            );
-            for &(x, y, ci) in pts.iter() {
-                if let Some([lo, hi]) = ci {
-                    let _ = write!(
-                        s,
-                        r#"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{c}"/><line x1="{3:.1}" y1="{1:.1}" x2="{4:.1}" y2="{1:.1}" stroke="{c}"/><line x1="{3:.1}" y1="{2:.1}" x2="{4:.1}" y2="{2:.1}" stroke="{c}"/>"#,
-                        px(x),
-                        py(lo),
-                        py(hi),
-                        px(x) - 4.0,
-                        px(x) + 4.0
-                    );
+        let mut xs: Vec<f64> = series
+            .iter()
+            .flat_map(|s| s.1.iter().map(|p| p.x))
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let (x0, x1) = (xs[0], xs[xs.len() - 1]);
+        let pad = if x1 > x0 { (x1 - x0) * 0.05 } else { 1.0 };
+        let full = [x0 - pad, x1 + pad];
+        let total_points = xs.len();
+        let chart_series = series
+            .into_iter()
+            .enumerate()
+            .map(|(k, (label, pts))| {
+                let mut y = vec![None; total_points];
+                let mut err = vec![None; total_points];
+                let mut tips = vec![None; total_points];
+                let mut refs = vec![None; total_points];
+                let total = pts.len();
+                for p in pts {
+                    if let Ok(i) = xs.binary_search_by(|v| v.total_cmp(&p.x)) {
+                        y[i] = Some(p.mean);
+                        err[i] = p.ci;
+                        tips[i] = Some(p.tip);
+                        refs[i] = Some(format!("study-row-{}", p.row));
+                    }
                 }
-                let _ = write!(
-                    s,
-                    r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{}: x {} mean {}</title></circle>"#,
-                    px(x),
-                    py(y),
-                    escape(name),
-                    round(x, 3),
-                    round(y, 3)
-                );
-            }
-            let ly = t + 10.0 + 16.0 * i as f64;
-            let _ = write!(
-                s,
-                r#"<rect x="{}" y="{}" width="12" height="3" fill="{c}"/><text x="{}" y="{}" font-size="11">{}</text>"#,
-                w - rt + 10.0,
-                ly - 4.0,
-                w - rt + 26.0,
-                ly,
-                escape(name)
-            );
-        }
-        s.push_str("</svg>");
-        out.push(ChartView {
-            metric: m.to_string(),
-            svg: s,
-        });
+                Series {
+                    label,
+                    style: "linepoints",
+                    color: color(k).to_string(),
+                    frames: vec![None; total_points],
+                    y,
+                    total,
+                    err: Some(err),
+                    tips: Some(tips),
+                    refs: Some(refs),
+                }
+            })
+            .collect();
+        let chart = Chart {
+            title: format!("{m}: mean against {x_label} (bars: 95% CI)"),
+            x_label: x_label.clone(),
+            y_label: m.to_string(),
+            time_axis: false,
+            x: xs,
+            series: chart_series,
+            full,
+            range: full,
+            events: Vec::new(),
+            bands: Vec::new(),
+            lanes: Vec::new(),
+            note: (!other_x.is_empty())
+                .then(|| format!("rows with x {} are in the table only", other_x.join(", "))),
+            decimated: false,
+            zoom_group: Some("study".into()),
+        };
+        out.push((m.to_string(), Ok(chart)));
     }
     out
 }
 
+/// JSON that is safe inside a `<script>` element.
+fn script_json(v: &impl serde::Serialize) -> Result<String, AppError> {
+    Ok(serde_json::to_string(v)
+        .map_err(AppError::internal)?
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026"))
+}
+
+/// The set named `set` of the samples directory: its folder.
+async fn sample_set_dir(state: &AppState, set: &str) -> Result<PathBuf, AppError> {
+    let root = state.config().samples.clone();
+    let sets = match root {
+        Some(root) => tokio::task::spawn_blocking(move || sample_sets(&root))
+            .await
+            .map_err(AppError::internal)?,
+        None => Vec::new(),
+    };
+    sets.into_iter()
+        .find(|(n, _)| n == set)
+        .map(|x| x.1)
+        .ok_or_else(|| AppError::BadRequest(format!("no capture set {set:?}")))
+}
+
+/// `GET /studies/open?set=SET&file=NAME`: the capture page of a sample set's file, storing
+/// the file (and queueing its analysis) first when the dashboard does not hold it yet.
+pub async fn open_capture(
+    State(state): State<AppState>,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Result<Response, AppError> {
+    let get = |k: &str| q.iter().find(|p| p.0 == k).map(|p| p.1.clone());
+    let (Some(set), Some(file)) = (get("set"), get("file")) else {
+        return Err(AppError::BadRequest("set and file are needed".into()));
+    };
+    let dir = sample_set_dir(&state, &set).await?;
+    let d = dir.clone();
+    let path = tokio::task::spawn_blocking(move || {
+        captures_in(&d)
+            .into_iter()
+            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy() == file))
+    })
+    .await
+    .map_err(AppError::internal)?
+    .ok_or_else(|| AppError::NotFound("no such capture in the set".into()))?;
+    let p = path.clone();
+    let id = tokio::task::spawn_blocking(move || crate::upload::file_id(&p))
+        .await
+        .map_err(AppError::internal)??;
+    let id = if state.store().get(&id).is_some() {
+        id
+    } else {
+        crate::upload::import_file(&state, &path).await?
+    };
+    Ok(Redirect::to(&format!("/captures/{id}")).into_response())
+}
+
 pub async fn studies(
     State(state): State<AppState>,
-    Query(q): Query<StudyQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Result<Response, AppError> {
-    let template = nonempty(&q.template);
-    let by = nonempty(&q.by);
-    let x = nonempty(&q.x);
-    let y = nonempty(&q.y);
+    let q = StudyQuery::parse(&pairs);
+    let template = q.template.clone();
     let samples_root = state.config().samples.clone();
     let sample_sets = match samples_root.clone() {
         Some(root) => tokio::task::spawn_blocking(move || sample_sets(&root))
@@ -436,7 +599,7 @@ pub async fn studies(
             .map_err(AppError::internal)?,
         None => Vec::new(),
     };
-    let set = nonempty(&q.set);
+    let set = q.set.clone();
     let mut sets: Vec<Choice> = sample_sets
         .iter()
         .map(|(name, _)| Choice {
@@ -463,7 +626,24 @@ pub async fn studies(
         .map(|(n, what)| Choice {
             value: n.to_string(),
             label: format!("{n}: {what}"),
-            selected: y.as_deref() == Some(*n),
+            selected: q.y.iter().any(|y| y == n),
+        })
+        .collect();
+    let mut stored: Vec<crate::store::Entry> = state.store().list();
+    stored.sort_by(|a, b| {
+        a.meta
+            .name
+            .cmp(&b.meta.name)
+            .then(a.meta.id.cmp(&b.meta.id))
+    });
+    let uploads: Vec<Choice> = stored
+        .iter()
+        .filter(|e| e.report.is_some())
+        .take(MAX_CAPTURES)
+        .map(|e| Choice {
+            value: e.meta.id.clone(),
+            label: e.meta.name.clone(),
+            selected: q.captures.contains(&e.meta.id),
         })
         .collect();
     let mut page = StudiesPage {
@@ -471,8 +651,10 @@ pub async fn studies(
         templates,
         metrics,
         sets,
-        by: by.clone().unwrap_or_default(),
-        x: x.clone().unwrap_or_default(),
+        uploads_picked: uploads.iter().filter(|u| u.selected).count(),
+        uploads,
+        by: q.by.clone().unwrap_or_default(),
+        x: q.x.clone().unwrap_or_default(),
         max_captures: MAX_CAPTURES,
         ran: false,
         about: String::new(),
@@ -483,65 +665,75 @@ pub async fn studies(
         errors: Vec::new(),
         rows: Vec::new(),
         charts: Vec::new(),
+        charts_json: String::new(),
         query: String::new(),
     };
-    let format = nonempty(&q.format);
+    let format = q.format.clone();
     if !matches!(format.as_deref(), None | Some("json") | Some("csv")) {
         return Err(AppError::BadRequest(format!(
             "format {:?}: json or csv",
             format.unwrap_or_default()
         )));
     }
-    let Some(set) = set else {
-        return Ok(page.into_response());
+    // Captures picked one by one take the place of the set.
+    let set = match (&set, q.captures.is_empty()) {
+        (_, false) => UPLOADED.to_string(),
+        (Some(s), true) => s.clone(),
+        (None, true) => return Ok(page.into_response()),
     };
-    page.query = [
-        ("template", &template),
-        ("by", &by),
-        ("x", &x),
-        ("y", &y),
-        ("set", &Some(set.clone())),
-    ]
-    .iter()
-    .filter_map(|(k, v)| {
-        v.as_deref()
-            .map(|v| format!("{k}={}", crate::assoc_list::encode(v)))
-    })
-    .collect::<Vec<_>>()
-    .join("&");
+    page.query = q.encoded();
     let mut spec = match &template {
         Some(t) => study::template(t).map_err(AppError::BadRequest)?,
         None => StudySpec::default(),
     };
-    if let Some(by) = &by {
+    if let Some(by) = &q.by {
         spec.by = by
             .split(',')
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
             .collect();
     }
-    if x.is_some() {
-        spec.x = x.clone();
+    if q.x.is_some() {
+        spec.x = q.x.clone();
     }
-    if let Some(y) = &y {
-        if !study::METRICS.iter().any(|m| m.0 == y.as_str()) {
+    if !q.y.is_empty() {
+        if let Some(y) =
+            q.y.iter()
+                .find(|y| !study::METRICS.iter().any(|m| m.0 == y.as_str()))
+        {
             return Err(AppError::BadRequest(format!("unknown metric {y:?}")));
         }
-        spec.y = vec![y.clone()];
+        spec.y = q.y.clone();
     }
     let spec_key = serde_json::to_string(&spec).map_err(AppError::internal)?;
     let result = if set == UPLOADED {
-        let mut reports: Vec<(String, String, Arc<CaptureReport>)> = state
-            .store()
-            .list()
-            .into_iter()
-            .filter_map(|e| e.report.map(|r| (e.meta.id, e.meta.name, r)))
-            .collect();
+        if let Some(c) = q
+            .captures
+            .iter()
+            .find(|c| !stored.iter().any(|e| e.meta.id == **c))
+        {
+            return Err(AppError::BadRequest(format!("no uploaded capture {c:?}")));
+        }
+        let mut reports: Vec<(String, String, Arc<CaptureReport>)> = Vec::new();
+        // What the study depends on: each capture and the analysis it has now.
+        let mut state_key = Vec::new();
+        for e in stored {
+            if !q.captures.is_empty() && !q.captures.contains(&e.meta.id) {
+                continue;
+            }
+            if let Some(r) = e.report {
+                state_key.push(format!(
+                    "{}@{:?}{:?}{}",
+                    e.meta.id, e.meta.analysis_ms, e.meta.result_version, e.meta.uploaded_unix
+                ));
+                reports.push((e.meta.id, e.meta.name, r));
+            }
+        }
         reports.sort_by(|a, b| a.0.cmp(&b.0));
+        state_key.sort();
         let left_out = reports.len().saturating_sub(MAX_CAPTURES);
         reports.truncate(MAX_CAPTURES);
-        let ids: Vec<&str> = reports.iter().map(|r| r.0.as_str()).collect();
-        let key = (format!("{UPLOADED} {}", ids.join(",")), spec_key);
+        let key = (format!("{UPLOADED} {}", state_key.join(",")), spec_key);
         match state.study_cached(&key) {
             Some(r) => r,
             None => {
@@ -559,7 +751,11 @@ pub async fn studies(
         let Some((_, dir)) = sample_sets.iter().find(|(n, _)| *n == set) else {
             return Err(AppError::BadRequest(format!("no capture set {set:?}")));
         };
-        let key = (format!("samples {set}"), spec_key);
+        let d = dir.clone();
+        let print = tokio::task::spawn_blocking(move || fingerprint(&d))
+            .await
+            .map_err(AppError::internal)?;
+        let key = (format!("samples {set} {print}"), spec_key);
         match state.study_cached(&key) {
             Some(r) => r,
             None => {
@@ -599,7 +795,9 @@ pub async fn studies(
             spec.y.join(", ")
         }
     );
-    page.set_label = if set == UPLOADED {
+    page.set_label = if !q.captures.is_empty() {
+        format!("{} uploaded captures picked", q.captures.len())
+    } else if set == UPLOADED {
         "all uploaded captures".into()
     } else {
         format!("samples: {set}")
@@ -607,12 +805,31 @@ pub async fn studies(
     page.analysed = result.analysed;
     page.left_out = result.left_out;
     page.errors = result.errors.clone();
+    // Each capture's link, now: the store may hold a sample set's file since the study ran.
+    let links: BTreeMap<&str, (String, bool)> = result
+        .captures
+        .iter()
+        .map(|(k, c)| {
+            let loaded = c.id.as_deref().filter(|id| state.store().get(id).is_some());
+            let link = match (loaded, &c.file) {
+                (Some(id), _) => (format!("/captures/{id}"), true),
+                (None, Some(f)) => (
+                    format!("/studies/open?set={}&file={}", encode(&set), encode(f)),
+                    false,
+                ),
+                (None, None) => (String::new(), false),
+            };
+            (k.as_str(), link)
+        })
+        .collect();
     let f = |v: f64| round(v, 3);
     page.rows = result
         .report
         .rows
         .iter()
-        .map(|r| RowView {
+        .enumerate()
+        .map(|(index, r)| RowView {
+            index,
             group: group_text(&r.group),
             x: value_text(&r.x),
             metric: r.metric.clone(),
@@ -622,21 +839,34 @@ pub async fn studies(
             median: f(r.median),
             min: f(r.min),
             max: f(r.max),
-            ci95: r
-                .ci95
-                .map_or(NONE.to_string(), |c| format!("[{}, {}]", f(c[0]), f(c[1]))),
-            captures_count: r.captures.len(),
+            ci95: ci_text(r.ci95),
             captures: r
                 .captures
                 .iter()
-                .map(|c| match result.captures.get(c) {
-                    Some((name, link)) => (name.clone(), link.clone().unwrap_or_default()),
-                    None => (c.clone(), String::new()),
+                .map(|c| {
+                    let name = result
+                        .captures
+                        .get(c)
+                        .map_or_else(|| c.clone(), |x| x.name.clone());
+                    let (href, loaded) = links.get(c.as_str()).cloned().unwrap_or_default();
+                    CaptureLink { name, href, loaded }
                 })
                 .collect(),
         })
         .collect();
-    page.charts = charts(&result.report);
+    let charts = study_charts(&result.report);
+    let data: BTreeMap<&str, &Chart> = charts
+        .iter()
+        .filter_map(|(m, c)| c.as_ref().ok().map(|c| (m.as_str(), c)))
+        .collect();
+    page.charts_json = script_json(&data)?;
+    page.charts = charts
+        .iter()
+        .map(|(m, c)| ChartView {
+            metric: m.clone(),
+            why: c.as_ref().err().cloned().unwrap_or_default(),
+        })
+        .collect();
     Ok(match format.as_deref() {
         // The CLI's `study --format json` / `--format csv` rows.
         Some("json") => Json(&result.report).into_response(),

@@ -260,6 +260,34 @@ pub async fn import_samples(state: &AppState, dir: &Path) -> std::io::Result<usi
     Ok(n)
 }
 
+/// The id a capture file has in the store (the SHA-256 of its bytes), whether stored or not.
+pub(crate) fn file_id(path: &Path) -> std::io::Result<String> {
+    copy_hashed(path, None).map(|r| r.1)
+}
+
+/// Stores the capture file at `path` (a sample set's, the Studies page) and queues its analysis
+/// unless it is stored already; its id.
+pub(crate) async fn import_file(state: &AppState, path: &Path) -> Result<String, AppError> {
+    let p = path.to_path_buf();
+    let tmp_dir = state.store().tmp_dir();
+    let (tmp, id, size) = tokio::task::spawn_blocking(move || copy_hashed(&p, Some(&tmp_dir)))
+        .await
+        .map_err(AppError::internal)??;
+    let Some(tmp) = tmp else {
+        return Err(AppError::internal("no temp file"));
+    };
+    let name = display_name(&path.file_name().unwrap_or_default().to_string_lossy());
+    let r = store_checked(state, tmp, id, name, size, None).await?;
+    match (r.id, r.error) {
+        (Some(id), None) => Ok(id),
+        (_, e) => Err(AppError::BadRequest(format!(
+            "{}: {}",
+            r.name,
+            e.unwrap_or_else(|| "not stored".into())
+        ))),
+    }
+}
+
 /// Hashes a file, copying it into a temp file of `tmp_dir` on the way when one is given.
 fn copy_hashed(
     src: &Path,
