@@ -404,6 +404,31 @@ mod tests {
     }
 
     #[test]
+    fn the_study_samples_of_a_report_on_disk_are_those_of_the_whole_report() {
+        // SCTP and TCP side by side: both kinds of rows.
+        for name in [
+            "mixed_p20_cut5_rec8_sender.pcap",
+            "cut_p20_sack40_sender.pcap",
+        ] {
+            let (bytes, d, whole) = both(name);
+            let tmp = tempfile::NamedTempFile::new().unwrap();
+            std::fs::write(tmp.path(), &bytes).unwrap();
+            let mut got = Vec::new();
+            crate::studies::disk_samples(&d, tmp.path(), &mut |s| got.extend(s)).unwrap();
+            let want = analyzer::study::samples(&whole, &Default::default());
+            assert!(want.iter().any(|s| s.transport == "sctp"), "{name}");
+            let key = |s: &analyzer::study::Sample| format!("{s:?}");
+            let (mut got, mut want): (Vec<_>, Vec<_>) = (
+                got.iter().map(key).collect(),
+                want.iter().map(key).collect(),
+            );
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
     fn associations_are_read_back_from_the_file_and_damage_is_an_error() {
         let (bytes, d, whole) = both("cut_p20_sack40_sender.pcap");
         let tmp = tempfile::NamedTempFile::new().unwrap();

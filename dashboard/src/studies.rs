@@ -343,15 +343,26 @@ fn run_files(spec: &StudySpec, files: Vec<PathBuf>, left_out: usize) -> StudyRes
 /// so the parameters are the inferred ones).
 fn run_uploaded(
     spec: &StudySpec,
-    reports: Vec<(String, String, Arc<CaptureReport>)>,
+    reports: Vec<(String, String, StoredReport)>,
     left_out: usize,
 ) -> StudyResult {
     let mut samples = Vec::new();
     let mut captures = BTreeMap::new();
+    let mut errors = Vec::new();
     for (id, name, r) in &reports {
-        for mut s in study::samples(r, &Default::default()) {
-            s.capture = id.clone();
-            samples.push(s);
+        let mut add = |s: Vec<Sample>| {
+            for mut s in s {
+                s.capture = id.clone();
+                samples.push(s);
+            }
+        };
+        match r {
+            StoredReport::Whole(r) => add(study::samples(r, &Default::default())),
+            StoredReport::OnDisk { digest, path } => {
+                if let Err(e) = disk_samples(digest, path, &mut add) {
+                    errors.push(format!("{name}: reading its stored report: {e}"));
+                }
+            }
         }
         captures.insert(
             id.clone(),
@@ -367,8 +378,67 @@ fn run_uploaded(
         captures,
         analysed: reports.len(),
         left_out,
-        errors: Vec::new(),
+        errors,
     }
+}
+
+/// An uploaded capture's report for a study: whole in memory when small, else on disk (read
+/// association by association: a large capture's report is never all in memory).
+enum StoredReport {
+    Whole(Arc<CaptureReport>),
+    OnDisk {
+        digest: Arc<crate::digest::Digest>,
+        path: PathBuf,
+    },
+}
+
+/// Associations of a stored report read at once for its study samples.
+const STUDY_BATCH: usize = 256;
+
+/// The study samples of a report on disk: the same as `study::samples` of the whole report,
+/// its associations taken `STUDY_BATCH` at a time with their comparison rows, then the TCP
+/// connections with theirs.
+pub(crate) fn disk_samples(
+    digest: &crate::digest::Digest,
+    path: &Path,
+    add: &mut dyn FnMut(Vec<Sample>),
+) -> std::io::Result<()> {
+    let head = &digest.head;
+    let mut rows: std::collections::HashMap<usize, Vec<&analyzer::compare::ComparisonRow>> =
+        std::collections::HashMap::new();
+    for r in head.comparison.iter().filter(|r| r.transport == "sctp") {
+        rows.entry(r.id).or_default().push(r);
+    }
+    let mut part = CaptureReport::failed(&head.file, String::new());
+    part.error = None;
+    let mut flush = |batch: &mut Vec<analyzer::report::AssocReport>| {
+        part.comparison = batch
+            .iter()
+            .flat_map(|a| rows.get(&a.id).into_iter().flatten().map(|r| (*r).clone()))
+            .collect();
+        part.associations = std::mem::take(batch);
+        add(study::samples(&part, &Default::default()));
+    };
+    let mut batch = Vec::with_capacity(STUDY_BATCH);
+    digest.each_assoc(path, |a| {
+        batch.push(a);
+        if batch.len() >= STUDY_BATCH {
+            flush(&mut batch);
+        }
+        true
+    })?;
+    flush(&mut batch);
+    // The TCP connections (their reports are in the digest).
+    part.associations = Vec::new();
+    part.comparison = head
+        .comparison
+        .iter()
+        .filter(|r| r.transport != "sctp")
+        .cloned()
+        .collect();
+    part.tcp_flows = head.tcp_flows.clone();
+    add(study::samples(&part, &Default::default()));
+    Ok(())
 }
 
 fn value_text(v: &Value) -> String {
@@ -714,20 +784,27 @@ pub async fn studies(
         {
             return Err(AppError::BadRequest(format!("no uploaded capture {c:?}")));
         }
-        let mut reports: Vec<(String, String, Arc<CaptureReport>)> = Vec::new();
+        let mut reports: Vec<(String, String, StoredReport)> = Vec::new();
         // What the study depends on: each capture and the analysis it has now.
         let mut state_key = Vec::new();
         for e in stored {
             if !q.captures.is_empty() && !q.captures.contains(&e.meta.id) {
                 continue;
             }
-            if let Some(r) = e.report {
-                state_key.push(format!(
-                    "{}@{:?}{:?}{}",
-                    e.meta.id, e.meta.analysis_ms, e.meta.result_version, e.meta.uploaded_unix
-                ));
-                reports.push((e.meta.id, e.meta.name, r));
-            }
+            // Small reports are in memory; larger ones are read from disk (issue 19's digest).
+            let r = match (e.report, e.digest) {
+                (Some(r), _) => StoredReport::Whole(r),
+                (None, Some(digest)) => StoredReport::OnDisk {
+                    digest,
+                    path: state.store().report_path(&e.meta.id),
+                },
+                (None, None) => continue,
+            };
+            state_key.push(format!(
+                "{}@{:?}{:?}{}",
+                e.meta.id, e.meta.analysis_ms, e.meta.result_version, e.meta.uploaded_unix
+            ));
+            reports.push((e.meta.id, e.meta.name, r));
         }
         reports.sort_by(|a, b| a.0.cmp(&b.0));
         state_key.sort();
