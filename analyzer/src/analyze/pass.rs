@@ -1,39 +1,25 @@
-//! The single streaming pass over one capture: frames -> IP -> SCTP chunks -> association tracker
-//! and inference (and TCP segments to the TCP tracker), then the finished `CaptureAnalysis`.
-
-use std::fmt;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+//! The state of one pass over a capture (`Pass`): each SCTP packet classified by the tracker,
+//! counted, checked for capture duplicates and fed chunk by chunk to the analyses; retired
+//! associations and progress handed on (`Out`) to the emitting stage of `analyze::run`.
 
 use std::collections::VecDeque;
 
+use super::Options;
 use crate::assoc::accounting::{chunk_types, CaptureAccounting, DupKey, FirstCopy};
-use crate::assoc::{Association, Classified, PacketCtx, Tracker, TrackerLimits};
-use crate::capture::rotation::{self, Gap, Rotation};
-use crate::capture::{CaptureError, CaptureFormat, CaptureReader};
+use crate::assoc::{Association, Classified, PacketCtx, Tracker};
+use crate::capture::rotation::Gap;
 use crate::chunk_rows::ChunkRows;
+use crate::packet::TimeBase;
+use crate::pass_sink::{PassProgress, CHUNK_BATCH};
 use crate::report::AssocReport;
 use crate::sctp::{self, SctpPacket};
-use crate::stage::{Batch, Item, ItemKind, Stage};
-use crate::tcp::TcpFlowReport;
-
-/// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
-pub const SCTP_UDP_PORT: u16 = 9899;
-
-/// Batches read ahead of the analysis when pipelined (each up to 4096 packets or 320 KiB).
-const PIPELINE_DEPTH: usize = 2;
-
-/// Batches analysed between two progress hand-overs to the emitting thread when no association
-/// ended (each hand-over wakes that thread).
-const HANDOVER_BATCHES: usize = 16;
+use crate::stage::{Batch, Item, ItemKind};
 
 /// Retired TCP connections held before a hand-over (each is small; handing them on one by one
 /// woke the emitting thread thousands of times a second on TCP-heavy captures).
 const HANDOVER_TCP: usize = 16;
-
 /// Warnings kept per capture; further ones are only counted.
 const MAX_WARNINGS: usize = 50;
-
 /// An association that ended stays with the tracker this long (capture time) before it is
 /// handed on, so that its late packets (a repeated ABORT or SHUTDOWN-COMPLETE, late SACKs) are
 /// counted with it: RFC 9260 9.2, the T5-shutdown-guard timer, 5 x RTO.Max (5 x 60 s).
@@ -42,114 +28,15 @@ const HOLD_ENDED_NS: i64 = 300_000_000_000;
 /// until it is summarised, so memory stays bounded.
 const MAX_HELD: usize = 8;
 
-/// What to analyse and how.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// UDP ports that carry SCTP (RFC 6951).
-    pub sctp_udp_ports: Vec<u16>,
-    /// Keep one row per chunk (memory grows with the capture).
-    pub keep_chunks: bool,
-    /// Keep per-event rows (RTT samples, messages, SACK-delay samples) of associations that
-    /// ended, for the DataFrames; off, an ended association keeps only its summary.
-    pub keep_rows: bool,
-    /// Inter-arrival deadline for missed-deadline counting, in ms.
-    pub deadline_ms: Option<f64>,
-    pub limits: TrackerLimits,
-    /// Track TCP connections too (off: TCP segments are only counted).
-    pub tcp: bool,
-    /// Read and decode on a second thread while this one analyses (same output; off for
-    /// batches that already keep every core busy with one capture each).
-    pub pipeline: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            sctp_udp_ports: vec![SCTP_UDP_PORT],
-            keep_chunks: false,
-            keep_rows: true,
-            tcp: true,
-            pipeline: true,
-            deadline_ms: None,
-            limits: TrackerLimits::default(),
-        }
-    }
-}
-
-/// A capture that could not be read at all, naming the file.
-#[derive(Debug)]
-pub struct AnalyzeError {
-    pub file: PathBuf,
-    pub source: CaptureError,
-}
-
-impl fmt::Display for AnalyzeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file.display(), self.source)
-    }
-}
-
-impl std::error::Error for AnalyzeError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
-
-/// Everything one pass learnt from one capture.
-#[derive(Debug)]
-pub struct CaptureAnalysis {
-    /// Associations already handed to a streaming sink (not in `associations`).
-    pub emitted: u64,
-    /// TCP connections already handed to a streaming sink (not in `tcp_flows`).
-    pub emitted_tcp: u64,
-    pub file: String,
-    pub format: CaptureFormat,
-    pub gzip: bool,
-    pub packets: u64,
-    pub sctp_packets: u64,
-    pub tcp_packets: u64,
-    pub bad_checksums: u64,
-    pub warnings: Vec<String>,
-    /// Timestamp of the first frame: every `*_s` figure is relative to it.
-    pub first_ns: Option<i64>,
-    pub last_ns: Option<i64>,
-    pub associations: Vec<Association>,
-    pub chunks: Option<ChunkRows>,
-    /// TCP connections, for the SCTP-vs-TCP comparison.
-    pub tcp_flows: Vec<crate::tcp::TcpFlow>,
-    /// Duplicates, unassociated packets, checksum verdict, association ends.
-    pub accounting: CaptureAccounting,
-    /// The files of a rotated capture, in reading order (empty for one file).
-    pub files: Vec<crate::capture::rotation::MemberFile>,
-    /// Capture gaps at the file boundaries of a rotated capture.
-    pub gaps: Vec<crate::capture::rotation::Gap>,
-}
-
-impl CaptureAnalysis {
-    /// Seconds since the capture's first frame.
-    pub fn rel_s(&self, ts_ns: i64) -> f64 {
-        self.time_base().rel_s(ts_ns)
-    }
-
-    pub fn time_base(&self) -> TimeBase {
-        TimeBase {
-            first_ns: self.first_ns,
-        }
-    }
-}
-
-pub use crate::packet::TimeBase;
-pub use crate::pass_sink::{PassProgress, RowSink, CHUNK_BATCH};
-
 /// Collects warnings up to a bound, counting the rest.
 #[derive(Debug, Default)]
-struct Warnings {
+pub(super) struct Warnings {
     list: Vec<String>,
     suppressed: u64,
 }
 
 impl Warnings {
-    fn push(&mut self, w: impl FnOnce() -> String) {
+    pub(super) fn push(&mut self, w: impl FnOnce() -> String) {
         if self.list.len() < MAX_WARNINGS {
             self.list.push(w());
         } else {
@@ -157,7 +44,7 @@ impl Warnings {
         }
     }
 
-    fn finish(mut self) -> Vec<String> {
+    pub(super) fn finish(mut self) -> Vec<String> {
         if self.suppressed > 0 {
             self.list
                 .push(format!("{} more warnings not shown", self.suppressed));
@@ -166,366 +53,8 @@ impl Warnings {
     }
 }
 
-/// Opens and analyses one capture file.
-pub fn analyze_file(
-    path: &Path,
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-) -> Result<CaptureAnalysis, AnalyzeError> {
-    analyze_files(&[path.to_path_buf()], opts, progress)
-}
-
-/// Opens and analyses one capture made of `files`: one file as it is, several as one rotated
-/// capture (`capture::rotation`: in the order of their first packet, frame numbers running on,
-/// gaps at file boundaries told and not inferred across).
-pub fn analyze_files(
-    files: &[PathBuf],
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-) -> Result<CaptureAnalysis, AnalyzeError> {
-    let (name, reader, rotation) = open_files(files)?;
-    Ok(run(
-        &name,
-        (reader, rotation),
-        opts,
-        &mut |p: PassProgress| progress(p.bytes),
-        Emit::None,
-    ))
-}
-
-/// Opens the files of one capture: the first readable one by first packet, and the rotation of
-/// the others (None for one file). The capture is named after the file read first.
-fn open_files(
-    files: &[PathBuf],
-) -> Result<(String, CaptureReader, Option<Rotation>), AnalyzeError> {
-    let err = |file: &Path, source| AnalyzeError {
-        file: file.to_path_buf(),
-        source,
-    };
-    if let [path] = files {
-        let reader = CaptureReader::open(path).map_err(|e| err(path, e))?;
-        return Ok((path.display().to_string(), reader, None));
-    }
-    let Some(first_path) = files.first() else {
-        return Err(err(
-            Path::new(""),
-            crate::capture::CaptureError::Io {
-                offset: 0,
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no capture file given"),
-            },
-        ));
-    };
-    let mut ordered: std::collections::VecDeque<_> = rotation::order_by_first_packet(files)
-        .map_err(|(p, e)| err(&p, e))?
-        .into();
-    let mut skipped = Vec::new();
-    while let Some((path, first_ns)) = ordered.pop_front() {
-        match CaptureReader::open(&path) {
-            Ok(reader) => {
-                let mut rot = Rotation::new(&path, first_ns, ordered.into());
-                rot.warnings.extend(skipped);
-                return Ok((path.display().to_string(), reader, Some(rot)));
-            }
-            Err(e) => skipped.push(format!(
-                "{}: {e}: file skipped, the others read",
-                path.display()
-            )),
-        }
-    }
-    Err(err(
-        first_path,
-        crate::capture::CaptureError::Io {
-            offset: 0,
-            source: std::io::Error::other("no file of the rotated capture could be opened"),
-        },
-    ))
-}
-
-/// Analyses an opened capture. Never fails: problems past the header become warnings.
-pub fn analyze_reader(
-    name: &str,
-    reader: CaptureReader,
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-) -> CaptureAnalysis {
-    analyze_reader_streaming(name, reader, opts, progress, None)
-}
-
-/// What a streaming pass hands on before its end.
-#[derive(Debug)]
-pub enum Ended {
-    /// An association that ended (SHUTDOWN-COMPLETE or ABORT).
-    Assoc(AssocReport),
-    /// A TCP connection retired (over and silent, `tcp::RETIRE_NS`; only without rows).
-    Tcp(TcpFlowReport),
-}
-
-/// Where a streaming pass sends what ended before the end of the capture.
-enum Emit<'a> {
-    None,
-    Reports(&'a mut dyn FnMut(Ended)),
-    Rows(&'a mut dyn RowSink),
-}
-
-/// A pass that hands every association to `sink` as it ends (with its rows, for tables) and
-/// the chunk rows in batches (see `RowSink`): memory holds only what is open, one chunk batch
-/// and the ended associations held for their late packets. The returned analysis holds the
-/// rest (open associations and connections, the last chunk rows, the capture's counters).
-pub fn analyze_reader_rows(
-    name: &str,
-    reader: CaptureReader,
-    opts: &Options,
-    sink: &mut dyn RowSink,
-) -> CaptureAnalysis {
-    run(name, (reader, None), opts, &mut |_| {}, Emit::Rows(sink))
-}
-
-/// `analyze_reader_streaming` with progress in packets and associations as well as bytes.
-pub fn analyze_reader_progress(
-    name: &str,
-    reader: CaptureReader,
-    opts: &Options,
-    progress: &mut dyn FnMut(PassProgress),
-    emit: &mut dyn FnMut(Ended),
-) -> CaptureAnalysis {
-    run(name, (reader, None), opts, progress, Emit::Reports(emit))
-}
-
-/// Opens and analyses one capture, handing each association to `emit` as soon as it ends
-/// (SHUTDOWN-COMPLETE or ABORT), and each TCP connection once it is retired, and dropping them:
-/// memory then stays flat however many associations and connections a capture holds. The
-/// returned analysis holds the associations and connections still open at the end; the emitted
-/// associations are counted in `emitted`, the connections in `emitted_tcp`.
-pub fn analyze_file_streaming(
-    path: &Path,
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-    emit: &mut dyn FnMut(Ended),
-) -> Result<CaptureAnalysis, AnalyzeError> {
-    analyze_files_streaming(&[path.to_path_buf()], opts, progress, emit)
-}
-
-/// `analyze_file_streaming` for one capture made of `files` (see `analyze_files`).
-pub fn analyze_files_streaming(
-    files: &[PathBuf],
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-    emit: &mut dyn FnMut(Ended),
-) -> Result<CaptureAnalysis, AnalyzeError> {
-    let (name, reader, rotation) = open_files(files)?;
-    Ok(run(
-        &name,
-        (reader, rotation),
-        opts,
-        &mut |p: PassProgress| progress(p.bytes),
-        Emit::Reports(emit),
-    ))
-}
-
-/// `analyze_reader`, with ended associations handed to `emit` (see `analyze_file_streaming`).
-///
-/// With `opts.pipeline` the pass runs on three threads, each a stage of one stream in capture
-/// order: reading and decoding (`stage`), then the analysis, then (on the calling thread)
-/// summarising and emitting the associations that ended, and progress. The output is the same
-/// as with one thread.
-pub fn analyze_reader_streaming(
-    name: &str,
-    reader: CaptureReader,
-    opts: &Options,
-    progress: &mut dyn FnMut(u64),
-    emit: Option<&mut dyn FnMut(Ended)>,
-) -> CaptureAnalysis {
-    let emit = match emit {
-        Some(e) => Emit::Reports(e),
-        None => Emit::None,
-    };
-    run(
-        name,
-        (reader, None),
-        opts,
-        &mut |p: PassProgress| progress(p.bytes),
-        emit,
-    )
-}
-
-/// The pass behind every entry point above.
-fn run(
-    name: &str,
-    (reader, rotation): (CaptureReader, Option<Rotation>),
-    opts: &Options,
-    progress: &mut dyn FnMut(PassProgress),
-    mut emit: Emit<'_>,
-) -> CaptureAnalysis {
-    let rows = matches!(emit, Emit::Rows(_));
-    let mut pass = Pass::new(opts, !matches!(emit, Emit::None));
-    pass.stream_chunks = rows;
-    let mut stage = Stage::new(reader, opts.sctp_udp_ports.clone(), opts.tcp, opts.pipeline)
-        .with_rotation(rotation);
-    let mut out = |o: Out| match (o, &mut emit) {
-        (Out::Ended(first_ns, assoc), Emit::Reports(emit)) => {
-            emit(Ended::Assoc(ended_report(assoc, first_ns, opts.keep_rows)));
-        }
-        (Out::Ended(first_ns, mut assoc), Emit::Rows(sink)) => {
-            assoc.timer_model_from_stack();
-            assoc.infer.finish_ended(opts.keep_rows);
-            sink.association(TimeBase { first_ns }, assoc);
-        }
-        (Out::TcpRetired(first_ns, flow), Emit::Reports(emit)) => {
-            emit(Ended::Tcp(TcpFlowReport::new(TimeBase { first_ns }, &flow)));
-        }
-        (Out::TcpRetired(first_ns, flow), Emit::Rows(sink)) => {
-            sink.tcp_flow(TimeBase { first_ns }, flow);
-        }
-        (Out::Chunks(first_ns, rows), Emit::Rows(sink)) => {
-            sink.chunks(TimeBase { first_ns }, *rows);
-        }
-        (Out::Progress(p), Emit::Rows(sink)) => {
-            sink.progress(p);
-            progress(p);
-        }
-        (Out::Progress(p), _) => progress(p),
-        (Out::Ended(..) | Out::TcpRetired(..) | Out::Chunks(..), _) => {}
-    };
-    let (pass, end) = if opts.pipeline {
-        std::thread::scope(|s| {
-            let (full_tx, full_rx) = mpsc::sync_channel::<Batch>(PIPELINE_DEPTH);
-            let (empty_tx, empty_rx) = mpsc::channel::<Batch>();
-            let (out_tx, out_rx) = mpsc::sync_channel::<Vec<Out>>(PIPELINE_DEPTH);
-            // Named threads (profilers and debuggers show them by name).
-            let spawn = |name: &str| std::thread::Builder::new().name(name.into());
-            let reading = spawn("capture-read")
-                .spawn_scoped(s, move || {
-                    loop {
-                        let mut b = empty_rx.try_recv().unwrap_or_default();
-                        let more = stage.fill(&mut b);
-                        if full_tx.send(b).is_err() || !more {
-                            break;
-                        }
-                    }
-                    stage.finish()
-                })
-                .expect("the system could not start a thread");
-            let analysing = spawn("capture-analyse")
-                .spawn_scoped(s, move || {
-                    let (mut held, mut bytes) = (0, 0);
-                    for mut b in full_rx {
-                        pass.batch(&mut b);
-                        bytes = b.input_bytes;
-                        // The reader may have finished already: then the batch is simply dropped.
-                        let _ = empty_tx.send(b);
-                        // Each hand-over wakes the emitting thread: progress alone waits for a
-                        // few batches, ended associations go at once.
-                        held += 1;
-                        if held < HANDOVER_BATCHES && !pass.handover_due() {
-                            continue;
-                        }
-                        held = 0;
-                        if out_tx.send(pass.drain(bytes).collect()).is_err() {
-                            return pass;
-                        }
-                    }
-                    pass.release_all();
-                    if held > 0 || !pass.out.is_empty() {
-                        let _ = out_tx.send(pass.drain(bytes).collect());
-                    }
-                    pass
-                })
-                .expect("the system could not start a thread");
-            for outs in out_rx {
-                outs.into_iter().for_each(&mut out);
-            }
-            let pass = analysing.join();
-            let end = reading.join();
-            match (pass, end) {
-                (Ok(p), Ok(e)) => (p, e),
-                (Err(panic), _) | (_, Err(panic)) => std::panic::resume_unwind(panic),
-            }
-        })
-    } else {
-        let mut b = Batch::default();
-        loop {
-            let more = stage.fill(&mut b);
-            pass.batch(&mut b);
-            for o in pass.drain(b.input_bytes) {
-                out(o);
-            }
-            if !more {
-                pass.release_all();
-                for o in pass.drain(b.input_bytes) {
-                    out(o);
-                }
-                break;
-            }
-        }
-        (pass, stage.finish())
-    };
-    let (mut pass, mut end) = (pass, end);
-    let mut warnings = std::mem::take(&mut end.warnings);
-    if let Some(w) = pass.tracker.limit_warning.take() {
-        pass.warnings.push(|| w);
-    }
-    if let Some(w) = pass.tracker.unpaired_warning.take() {
-        pass.warnings.push(|| w);
-    }
-    // Fragment trouble is counted per frame, told once: overlaps (RFC 791 3.2: IPv4 keeps the
-    // first data; RFC 5722: IPv6 drops the datagram) and datagrams never completed.
-    let ns = end.net.stats().clone();
-    if ns.frag_overlaps > 0 {
-        let n = ns.frag_overlaps;
-        pass.warnings.push(|| {
-            format!("{n} IP fragments overlapped earlier ones (IPv4: first data kept; IPv6: datagram dropped, RFC 5722)")
-        });
-    }
-    let pending = end.net.pending_fragments() as u64;
-    let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
-    if incomplete > 0 {
-        let (timed_out, evicted) = (ns.reassembly_timeouts, ns.reassembly_evictions);
-        pass.warnings.push(|| {
-            format!("{incomplete} fragmented IP datagrams never completed ({timed_out} timed out after 30 s, {evicted} evicted at the bound of 1024 pending, {pending} pending at the end)")
-        });
-    }
-    let tcp = pass.tcp.finish();
-    for w in tcp.warnings {
-        pass.warnings.push(|| w);
-    }
-    let mut associations = pass.tracker.into_associations();
-    for a in &mut associations {
-        a.timer_model_from_stack();
-        a.infer.finish();
-        match end.last_ns {
-            Some(t) => a.lifecycle.finish_at(t),
-            None => a.lifecycle.finish(),
-        }
-        pass.acct.association_done(a);
-    }
-    for w in pass.acct.warnings() {
-        pass.warnings.push(|| w);
-    }
-    warnings.extend(pass.warnings.finish());
-    CaptureAnalysis {
-        file: name.to_string(),
-        format: end.reader.format(),
-        gzip: end.reader.gzip(),
-        packets: end.frames,
-        sctp_packets: pass.sctp_packets,
-        tcp_packets: end.tcp_packets,
-        bad_checksums: pass.bad_checksums,
-        warnings,
-        first_ns: end.first_ns,
-        last_ns: end.last_ns,
-        associations,
-        chunks: pass.chunks,
-        tcp_flows: tcp.flows,
-        emitted: pass.emitted,
-        emitted_tcp: pass.emitted_tcp,
-        accounting: pass.acct,
-        files: end.members,
-        gaps: pass.gaps,
-    }
-}
-
 /// What the analysis hands on to the emitting stage, in capture order.
-enum Out {
+pub(super) enum Out {
     /// An association that ended (SHUTDOWN-COMPLETE or ABORT), with the capture's time base.
     Ended(Option<i64>, Box<Association>),
     /// A TCP connection retired, with the capture's time base.
@@ -538,7 +67,7 @@ enum Out {
 
 /// The report of an association that ended (`AssocInfer::finish_ended`, as `Pass::chunk` does
 /// for associations that stay in the tracker).
-fn ended_report(
+pub(super) fn ended_report(
     mut assoc: Box<Association>,
     first_ns: Option<i64>,
     keep_rows: bool,
@@ -549,38 +78,38 @@ fn ended_report(
 }
 
 /// State of the pass over one capture.
-struct Pass<'o> {
-    opts: &'o Options,
+pub(super) struct Pass<'o> {
+    pub(super) opts: &'o Options,
     /// Streaming mode: associations are handed on (`Out::Ended`) as they end.
-    streaming: bool,
+    pub(super) streaming: bool,
     /// An association that ended in the current packet, retired once the packet is done.
-    ended: Option<u32>,
+    pub(super) ended: Option<u32>,
     /// Ended associations still with the tracker (end time, id), oldest first (`HOLD_ENDED_NS`).
-    held: VecDeque<(i64, u32)>,
-    acct: CaptureAccounting,
+    pub(super) held: VecDeque<(i64, u32)>,
+    pub(super) acct: CaptureAccounting,
     /// Retired associations and progress not yet handed on (see `drain`).
-    out: Vec<Out>,
-    emitted: u64,
-    emitted_tcp: u64,
-    tracker: Tracker,
-    tcp: crate::tcp::TcpTracker,
-    chunks: Option<ChunkRows>,
+    pub(super) out: Vec<Out>,
+    pub(super) emitted: u64,
+    pub(super) emitted_tcp: u64,
+    pub(super) tracker: Tracker,
+    pub(super) tcp: crate::tcp::TcpTracker,
+    pub(super) chunks: Option<ChunkRows>,
     /// Hand the chunk rows on in batches (`Out::Chunks`) instead of keeping them all.
-    stream_chunks: bool,
-    warnings: Warnings,
+    pub(super) stream_chunks: bool,
+    pub(super) warnings: Warnings,
     /// Timestamp of the capture's first frame (the time base of emitted reports).
-    first_ns: Option<i64>,
-    sctp_packets: u64,
-    bad_checksums: u64,
+    pub(super) first_ns: Option<i64>,
+    pub(super) sctp_packets: u64,
+    pub(super) bad_checksums: u64,
     /// SCTP and TCP packets analysed (progress).
-    packets: u64,
+    pub(super) packets: u64,
     /// Capture gaps met (rotated captures), and the end of the latest one.
-    gaps: Vec<Gap>,
-    gap_end_ns: i64,
+    pub(super) gaps: Vec<Gap>,
+    pub(super) gap_end_ns: i64,
 }
 
 impl<'o> Pass<'o> {
-    fn new(opts: &'o Options, streaming: bool) -> Self {
+    pub(super) fn new(opts: &'o Options, streaming: bool) -> Self {
         Pass {
             opts,
             streaming,
@@ -614,7 +143,7 @@ impl<'o> Pass<'o> {
     }
 
     /// Analyses a batch of packets from `stage`, in order, with the warnings met between them.
-    fn batch(&mut self, b: &mut Batch) {
+    pub(super) fn batch(&mut self, b: &mut Batch) {
         if self.first_ns.is_none() {
             self.first_ns = b.first_ns;
         }
@@ -680,7 +209,7 @@ impl<'o> Pass<'o> {
     /// Whether what the pass holds should be handed on now rather than with the next progress:
     /// an ended association goes at once (holding them measured slower), retired TCP
     /// connections in groups.
-    fn handover_due(&self) -> bool {
+    pub(super) fn handover_due(&self) -> bool {
         self.out.len() >= HANDOVER_TCP
             || self.out.iter().any(|o| matches!(o, Out::Ended(..)))
             || (self.stream_chunks && self.chunks.as_ref().is_some_and(|c| c.len() >= CHUNK_BATCH))
@@ -688,7 +217,7 @@ impl<'o> Pass<'o> {
 
     /// What the pass hands on after a batch: retired associations, chunk rows (`RowSink`
     /// passes, once a batch is full), then progress.
-    fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
+    pub(super) fn drain(&mut self, input_bytes: u64) -> std::vec::Drain<'_, Out> {
         if self.stream_chunks {
             if let Some(rows) = self.chunks.as_mut().filter(|c| c.len() >= CHUNK_BATCH) {
                 let rows = std::mem::take(rows);
@@ -900,7 +429,7 @@ impl<'o> Pass<'o> {
     }
 
     /// At the capture's end: hands on every held association (streaming).
-    fn release_all(&mut self) {
+    pub(super) fn release_all(&mut self) {
         while let Some((at, a)) = self.held.pop_front() {
             self.emit_ended(a, at);
         }
