@@ -82,49 +82,74 @@ pub struct FailoverRow {
     pub zoom: (String, String),
 }
 
-/// Failover cards of one sender with the same kind, cause and policy (issue 16 part 1).
-pub struct FailoverGroup {
-    /// Index in `failovers` of each card of the group, in time order.
+/// Cards of one sender with the same kind and cause, the first shown and the others behind
+/// "show all" (issue 16 part 1): failovers (same policy too) and stalls.
+pub struct CardGroup {
+    /// Index in the page's list (`failovers`, `stalls`) of each card of the group, in time order.
     pub members: Vec<usize>,
-    /// "9 spurious failovers, same cause: the peer's SACK delay exceeds this sender's RTO".
+    /// "9 spurious failovers of DATA sender 0, same cause: ...".
     pub heading: String,
+}
+
+/// Indices of `rows` grouped by `key`, each group in the order of its first row.
+fn group_by<T, K: PartialEq>(rows: &[T], key: impl Fn(&T) -> K) -> Vec<Vec<usize>> {
+    let mut groups: Vec<(K, Vec<usize>)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let k = key(r);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((k, vec![i])),
+        }
+    }
+    groups.into_iter().map(|(_, m)| m).collect()
+}
+
+/// Stall cards of one sender with the same cause.
+fn group_stalls(rows: &[StallRow]) -> Vec<CardGroup> {
+    group_by(rows, |st| (st.sender, st.kind.clone()))
+        .into_iter()
+        .map(|members| {
+            let st = &rows[members[0]];
+            let heading = if members.len() > 1 {
+                format!(
+                    "{} stalls of DATA sender {}, same cause: {}",
+                    members.len(),
+                    st.sender,
+                    st.cause
+                )
+            } else {
+                String::new()
+            };
+            CardGroup { members, heading }
+        })
+        .collect()
 }
 
 /// Tables of the association page longer than this are collapsed behind their summary line.
 pub const COLLAPSE_ROWS: usize = 20;
 
-fn group_failovers(rows: &[FailoverRow]) -> Vec<FailoverGroup> {
-    let mut groups: Vec<(usize, FailoverGroup)> = Vec::new();
+fn group_failovers(rows: &[FailoverRow]) -> Vec<CardGroup> {
     // Recommendations carry each failover's own figures (its RTO): not part of the key.
-    let key = |f: &FailoverRow| (f.spurious, f.sender, f.cause.clone(), f.policy.clone());
-    for (i, f) in rows.iter().enumerate() {
-        match groups.iter_mut().find(|(k, _)| key(&rows[*k]) == key(f)) {
-            Some((_, g)) => g.members.push(i),
-            None => groups.push((
-                i,
-                FailoverGroup {
-                    members: vec![i],
-                    heading: String::new(),
-                },
-            )),
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(k, mut g)| {
-            let f = &rows[k];
-            if g.members.len() > 1 {
-                g.heading = format!(
-                    "{} {}failovers of DATA sender {}, same cause: {}",
-                    g.members.len(),
-                    if f.spurious { "spurious " } else { "" },
-                    f.sender,
-                    f.cause
-                );
-            }
-            g
-        })
-        .collect()
+    group_by(rows, |f| {
+        (f.spurious, f.sender, f.cause.clone(), f.policy.clone())
+    })
+    .into_iter()
+    .map(|members| {
+        let f = &rows[members[0]];
+        let heading = if members.len() > 1 {
+            format!(
+                "{} {}failovers of DATA sender {}, same cause: {}",
+                members.len(),
+                if f.spurious { "spurious " } else { "" },
+                f.sender,
+                f.cause
+            )
+        } else {
+            String::new()
+        };
+        CardGroup { members, heading }
+    })
+    .collect()
 }
 
 /// "96 failovers from 1.2 s to 500.1 s".
@@ -171,7 +196,7 @@ pub struct AssocPage {
     pub failovers: Vec<FailoverRow>,
     /// The failover cards, those of one sender with the same kind, cause and policy grouped:
     /// the first shown, the others behind "show all".
-    pub failover_groups: Vec<FailoverGroup>,
+    pub failover_groups: Vec<CardGroup>,
     /// "96 failovers from 1.2 s to 500.1 s, 9 spurious" (the collapsed table's summary).
     pub failover_summary: String,
     /// Tables longer than this are collapsed behind their summary line.
@@ -193,6 +218,7 @@ pub struct AssocPage {
     pub problems: Vec<StreamProblem>,
     /// Zero windows, path MTU black holes, frozen cumulative acks (issue 15), in words.
     pub stalls: Vec<StallRow>,
+    pub stall_groups: Vec<CardGroup>,
     /// Why there are no charts (no DATA captured), "" when there are.
     pub no_data: String,
 }
@@ -592,6 +618,24 @@ pub async fn association(
         })
         .collect();
     let failover_groups = group_failovers(&failovers);
+    let stalls: Vec<StallRow> = a
+        .directions
+        .iter()
+        .flat_map(|d| {
+            d.stalls.iter().map(move |st| StallRow {
+                sender: d.sender,
+                cause: stall_words(&st.cause),
+                kind: st.cause.clone(),
+                when: match st.end_s {
+                    Some(e) => format!("{} s to {} s", secs(st.t_s), secs(e)),
+                    None => format!("from {} s to the end", secs(st.t_s)),
+                },
+                evidence: st.evidence.clone(),
+                filter: st.filter.clone(),
+                zoom: (secs(st.t_s), secs(st.end_s.unwrap_or(a.last_s).max(st.t_s))),
+            })
+        })
+        .collect();
     let failover_summary = summary_line(
         failovers.len(),
         "failover",
@@ -645,24 +689,8 @@ pub async fn association(
         streams: streams_view::streams_section(a),
         problems: streams_view::stream_problems(a),
         no_data,
-        stalls: a
-            .directions
-            .iter()
-            .flat_map(|d| {
-                d.stalls.iter().map(move |st| StallRow {
-                    sender: d.sender,
-                    cause: stall_words(&st.cause),
-                    kind: st.cause.clone(),
-                    when: match st.end_s {
-                        Some(e) => format!("{} s to {} s", secs(st.t_s), secs(e)),
-                        None => format!("from {} s to the end", secs(st.t_s)),
-                    },
-                    evidence: st.evidence.clone(),
-                    filter: st.filter.clone(),
-                    zoom: (secs(st.t_s), secs(st.end_s.unwrap_or(a.last_s).max(st.t_s))),
-                })
-            })
-            .collect(),
+        stall_groups: group_stalls(&stalls),
+        stalls,
     }
     .into_response())
 }
@@ -699,5 +727,37 @@ mod tests {
         d.rto_max_ms = Some(60_000.0);
         assert_eq!(rfc_rto(Some(90_000.0), &d), "60000 (SRTT + 4 RTTVAR 90000)");
         assert_eq!(rfc_rto(None, &d), NONE);
+    }
+
+    /// Identical stall cards (same sender and cause) are one group, its heading counting them;
+    /// another cause or sender is a group of its own, in the order of their first card.
+    #[test]
+    fn stall_cards_of_one_sender_and_cause_are_grouped() {
+        let row = |sender: u8, kind: &str, t: &str| StallRow {
+            sender,
+            cause: format!("{kind} in words"),
+            kind: kind.to_string(),
+            when: format!("{t} s to the end"),
+            evidence: String::new(),
+            filter: String::new(),
+            zoom: (t.to_string(), t.to_string()),
+        };
+        let rows = vec![
+            row(0, "zero_window", "1"),
+            row(0, "no_sack", "2"),
+            row(0, "zero_window", "3"),
+            row(1, "zero_window", "4"),
+            row(0, "zero_window", "5"),
+        ];
+        let g = group_stalls(&rows);
+        assert_eq!(
+            g.iter().map(|g| g.members.clone()).collect::<Vec<_>>(),
+            vec![vec![0, 2, 4], vec![1], vec![3]]
+        );
+        assert_eq!(
+            g[0].heading,
+            "3 stalls of DATA sender 0, same cause: zero_window in words"
+        );
+        assert!(g[1].heading.is_empty() && g[2].heading.is_empty());
     }
 }
