@@ -409,8 +409,13 @@ pub(crate) fn disk_samples(
     for r in head.comparison.iter().filter(|r| r.transport == "sctp") {
         rows.entry(r.id).or_default().push(r);
     }
-    let mut part = CaptureReport::failed(&head.file, String::new());
-    part.error = None;
+    // The capture's head; associations, their rows and the TCP connections go in per call.
+    let mut part = CaptureReport {
+        associations: Vec::new(),
+        comparison: Vec::new(),
+        tcp_flows: Vec::new(),
+        ..head.clone()
+    };
     let mut flush = |batch: &mut Vec<analyzer::report::AssocReport>| {
         part.comparison = batch
             .iter()

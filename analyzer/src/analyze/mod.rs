@@ -143,13 +143,23 @@ pub fn analyze_files(
     opts: &Options,
     progress: &mut dyn FnMut(u64),
 ) -> Result<CaptureAnalysis, AnalyzeError> {
+    run_files(files, opts, progress, Emit::None)
+}
+
+/// Opens the files of one capture (`open_files`) and runs the pass over them.
+fn run_files(
+    files: &[PathBuf],
+    opts: &Options,
+    progress: &mut dyn FnMut(u64),
+    emit: Emit<'_>,
+) -> Result<CaptureAnalysis, AnalyzeError> {
     let (name, reader, rotation) = open_files(files)?;
     Ok(run(
         &name,
         (reader, rotation),
         opts,
         &mut |p: PassProgress| progress(p.bytes),
-        Emit::None,
+        emit,
     ))
 }
 
@@ -272,14 +282,7 @@ pub fn analyze_files_streaming(
     progress: &mut dyn FnMut(u64),
     emit: &mut dyn FnMut(Ended),
 ) -> Result<CaptureAnalysis, AnalyzeError> {
-    let (name, reader, rotation) = open_files(files)?;
-    Ok(run(
-        &name,
-        (reader, rotation),
-        opts,
-        &mut |p: PassProgress| progress(p.bytes),
-        Emit::Reports(emit),
-    ))
+    run_files(files, opts, progress, Emit::Reports(emit))
 }
 
 /// `analyze_reader`, with ended associations handed to `emit` (see `analyze_file_streaming`).
