@@ -5,7 +5,7 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{header, StatusCode};
@@ -20,6 +20,7 @@ pub mod api;
 mod assets;
 mod assoc_list;
 mod assoc_page;
+mod bounded;
 pub mod charts;
 mod compare_charts;
 mod compare_page;
@@ -43,6 +44,7 @@ mod upload;
 mod views;
 
 use analyzer::report::AssocReport;
+use bounded::Bounded;
 use charts::AssocData;
 use digest::Digest;
 use error::AppError;
@@ -93,16 +95,16 @@ struct Inner {
     config: Config,
     store: Store,
     analysis_slots: Arc<Semaphore>,
-    cache: Mutex<Vec<(CacheKey, Arc<AssocData>)>>,
-    /// Association reports read from `report.json` (capture, association id), oldest first.
-    assocs: Mutex<Vec<(AssocKey, Arc<AssocReport>)>>,
+    cache: Bounded<CacheKey, AssocData>,
+    /// Association reports read from `report.json` (capture, association id).
+    assocs: Bounded<AssocKey, AssocReport>,
     /// Per capture, what the compare charts need of every association direction.
-    compare_dirs: Mutex<Vec<(String, Arc<Vec<compare_charts::CompareDir>>)>>,
+    compare_dirs: Bounded<String, Vec<compare_charts::CompareDir>>,
     /// Per capture, its report as JSON without `associations`, `tcp_flows` and `comparison`
     /// (the paginated `GET /api/captures/{id}` adds a page of each).
-    heads: Mutex<Vec<(String, Arc<serde_json::Value>)>>,
-    /// Studies already run (`studies`), oldest first.
-    studies: Mutex<Vec<(StudyKey, Arc<studies::StudyResult>)>>,
+    heads: Bounded<String, serde_json::Value>,
+    /// Studies already run (`studies`).
+    studies: Bounded<StudyKey, studies::StudyResult>,
 }
 
 /// Shared state of the server: configuration, the store, the analysis queue, the chart cache.
@@ -122,11 +124,11 @@ impl AppState {
                 config,
                 store,
                 analysis_slots: Arc::new(Semaphore::new(workers)),
-                cache: Mutex::new(Vec::new()),
-                assocs: Mutex::new(Vec::new()),
-                compare_dirs: Mutex::new(Vec::new()),
-                heads: Mutex::new(Vec::new()),
-                studies: Mutex::new(Vec::new()),
+                cache: Bounded::new(CACHE_ENTRIES),
+                assocs: Bounded::new(ASSOC_CACHE_ENTRIES),
+                compare_dirs: Bounded::new(CACHE_ENTRIES),
+                heads: Bounded::new(CACHE_ENTRIES),
+                studies: Bounded::new(studies::CACHE_ENTRIES),
             }),
         };
         for id in requeue.full {
@@ -156,28 +158,17 @@ impl AppState {
     }
 
     fn invalidate_cache(&self, id: &str) {
-        let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
-        c.retain(|(k, _)| k.0 != id);
-        let mut a = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
-        a.retain(|(k, _)| k.0 != id);
-        let mut cd = self
-            .inner
-            .compare_dirs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        cd.retain(|(k, _)| k != id);
-        let mut h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
-        h.retain(|(k, _)| k != id);
+        self.inner.cache.remove_where(|k| k.0 == id);
+        self.inner.assocs.remove_where(|k| k.0 == id);
+        self.inner.compare_dirs.remove_where(|k| k == id);
+        self.inner.heads.remove_where(|k| k == id);
     }
 
     /// The report of `id` as JSON without its associations, TCP flows and comparison rows
     /// (cached: made by cloning the digest's head once).
     fn report_head(&self, id: &str, d: &Digest) -> Arc<serde_json::Value> {
-        {
-            let h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, v)) = h.iter().find(|(k, _)| k == id) {
-                return v.clone();
-            }
+        if let Some(v) = self.inner.heads.get(&id.to_string(), false) {
+            return v;
         }
         let head = analyzer::report::CaptureReport {
             associations: Vec::new(),
@@ -192,27 +183,16 @@ impl AppState {
             }
         }
         let v = Arc::new(v);
-        let mut h = self.inner.heads.lock().unwrap_or_else(|e| e.into_inner());
-        h.retain(|(k, _)| k != id);
-        h.push((id.to_string(), v.clone()));
-        if h.len() > CACHE_ENTRIES {
-            h.remove(0);
-        }
+        self.inner.heads.put(id.to_string(), v.clone());
         v
     }
 
     fn study_cached(&self, key: &StudyKey) -> Option<Arc<studies::StudyResult>> {
-        let c = self.inner.studies.lock().unwrap_or_else(|e| e.into_inner());
-        c.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        self.inner.studies.get(key, false)
     }
 
     fn study_store(&self, key: StudyKey, v: Arc<studies::StudyResult>) {
-        let mut c = self.inner.studies.lock().unwrap_or_else(|e| e.into_inner());
-        c.retain(|(k, _)| *k != key);
-        c.push((key, v));
-        if c.len() > studies::CACHE_ENTRIES {
-            c.remove(0);
-        }
+        self.inner.studies.put(key, v);
     }
 
     /// The full report of the association at position `i` of `d` (the digest of capture
@@ -229,14 +209,8 @@ impl AppState {
             .ok_or_else(|| AppError::NotFound(format!("association at {i}")))?
             .id;
         let key = (id.to_string(), n);
-        {
-            let mut c = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(pos) = c.iter().position(|(k, _)| *k == key) {
-                let hit = c.remove(pos);
-                let v = hit.1.clone();
-                c.push(hit);
-                return Ok(v);
-            }
+        if let Some(v) = self.inner.assocs.get(&key, true) {
+            return Ok(v);
         }
         let (path, d2) = (self.store().report_path(id), d.clone());
         let a = tokio::task::spawn_blocking(move || d2.read_assoc(&path, i))
@@ -249,12 +223,7 @@ impl AppState {
                 ))
             })?;
         let a = Arc::new(a);
-        let mut c = self.inner.assocs.lock().unwrap_or_else(|e| e.into_inner());
-        c.retain(|(k, _)| *k != key);
-        c.push((key, a.clone()));
-        if c.len() > ASSOC_CACHE_ENTRIES {
-            c.remove(0);
-        }
+        self.inner.assocs.put(key, a.clone());
         Ok(a)
     }
 
@@ -265,15 +234,8 @@ impl AppState {
         id: &str,
         d: &Arc<Digest>,
     ) -> Result<Arc<Vec<compare_charts::CompareDir>>, AppError> {
-        {
-            let c = self
-                .inner
-                .compare_dirs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if let Some((_, v)) = c.iter().find(|(k, _)| k == id) {
-                return Ok(v.clone());
-            }
+        if let Some(v) = self.inner.compare_dirs.get(&id.to_string(), false) {
+            return Ok(v);
         }
         let (path, d2) = (self.store().report_path(id), d.clone());
         let dirs = tokio::task::spawn_blocking(move || {
@@ -291,16 +253,7 @@ impl AppState {
             AppError::Internal("reading the stored report failed".into())
         })?;
         let dirs = Arc::new(dirs);
-        let mut c = self
-            .inner
-            .compare_dirs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        c.retain(|(k, _)| k != id);
-        c.push((id.to_string(), dirs.clone()));
-        if c.len() > CACHE_ENTRIES {
-            c.remove(0);
-        }
+        self.inner.compare_dirs.put(id.to_string(), dirs.clone());
         Ok(dirs)
     }
 
@@ -337,14 +290,8 @@ impl AppState {
         duration_s: f64,
     ) -> Result<Arc<AssocData>, AppError> {
         let key = (id.to_string(), assoc);
-        {
-            let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(pos) = c.iter().position(|(k, _)| *k == key) {
-                let hit = c.remove(pos);
-                let v = hit.1.clone();
-                c.push(hit);
-                return Ok(v);
-            }
+        if let Some(v) = self.inner.cache.get(&key, true) {
+            return Ok(v);
         }
         let dir = self.store().tables_dir(id);
         let data = tokio::task::spawn_blocking(move || tables::load(&dir, assoc, duration_s))
@@ -352,12 +299,7 @@ impl AppState {
             .map_err(AppError::internal)?
             .map_err(AppError::Internal)?;
         let data = Arc::new(data);
-        let mut c = self.inner.cache.lock().unwrap_or_else(|e| e.into_inner());
-        c.retain(|(k, _)| *k != key);
-        c.push((key, data.clone()));
-        if c.len() > CACHE_ENTRIES {
-            c.remove(0);
-        }
+        self.inner.cache.put(key, data.clone());
         Ok(data)
     }
 }
