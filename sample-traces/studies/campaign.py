@@ -359,6 +359,25 @@ def gzip_to(src, dst):
     os.replace(part, dst)
 
 
+def keep_run(spec, work, out, files, truth, made):
+    """Keeps what a run made (both labs): the sender capture (and the receiver's when kept),
+    gzip with mtime 0, and the truth with the list of what was kept and dropped, written last by
+    rename (a run whose truth exists is done)."""
+    sender, receiver, truth_path = made
+    kept_src = {sender, truth_path} | ({receiver} if "receiver" in spec["keep"] else set())
+    dropped = [x for x in sorted(os.listdir(work))
+               if x != "gen.out" and os.path.join(work, x) not in kept_src]
+    truth["files"] = {"kept": sorted(files.values()), "dropped_by_campaign_runner": dropped}
+    gzip_to(sender, os.path.join(out, files["sender"]))
+    if "receiver" in files:
+        gzip_to(receiver, os.path.join(out, files["receiver"]))
+    part = os.path.join(out, files["truth"] + ".part")
+    with open(part, "w") as f:
+        json.dump(truth, f, indent=1)
+        f.write("\n")
+    os.replace(part, os.path.join(out, files["truth"]))  # last: the run is done
+
+
 def record_failure(out, run, why, output_tail):
     stamp = datetime.datetime.now().isoformat(timespec="seconds")
     with open(os.path.join(out, "failures.txt"), "a") as f:
@@ -524,18 +543,7 @@ def one_run(lab, spec, r, out):
         if float(args["fail_s"]) >= 0 and not truth.get("fail_epoch_logged"):
             return False, "a cut was scheduled but the wire log has none", tail(log), None
         files = kept_files(run, spec["keep"])
-        kept_src = {sender, truth_path} | ({receiver} if "receiver" in spec["keep"] else set())
-        dropped = [x for x in sorted(os.listdir(work))
-                   if x != "gen.out" and os.path.join(work, x) not in kept_src]
-        truth["files"] = {"kept": sorted(files.values()), "dropped_by_campaign_runner": dropped}
-        gzip_to(sender, os.path.join(out, files["sender"]))
-        if "receiver" in files:
-            gzip_to(receiver, os.path.join(out, files["receiver"]))
-        part = os.path.join(out, files["truth"] + ".part")
-        with open(part, "w") as f:
-            json.dump(truth, f, indent=1)
-            f.write("\n")
-        os.replace(part, os.path.join(out, files["truth"]))  # last: the run is done
+        keep_run(spec, work, out, files, truth, (sender, receiver, truth_path))
         client = (truth.get("stack_log") or {}).get("sctp_client") or {}
         notes = []
         late = truth.get("client_start_late_s")
@@ -657,24 +665,13 @@ def one_run_linux(lab, spec, r, out):
         if float(args["fail_s"]) >= 0 and truth.get("fail_epoch") is None:
             return False, "a cut was scheduled but cut.log has none", tail(log), None, False
         files = kept_files(run, spec["keep"])
-        kept_src = {sender, truth_path} | ({receiver} if "receiver" in spec["keep"] else set())
-        dropped = [x for x in sorted(os.listdir(work))
-                   if x != "gen.out" and os.path.join(work, x) not in kept_src]
         truth.update(spec["truth_extra"])
         truth.update({"campaign": spec["name"], "run": run, "repetition": r["rep"]})
         if r.get("attempt", 1) > 1:
             checks["attempt"] = r["attempt"]
             checks["first_attempt_failed"] = r.get("first_failure")
         truth["campaign_checks"] = checks
-        truth["files"] = {"kept": sorted(files.values()), "dropped_by_campaign_runner": dropped}
-        gzip_to(sender, os.path.join(out, files["sender"]))
-        if "receiver" in files:
-            gzip_to(receiver, os.path.join(out, files["receiver"]))
-        part = os.path.join(out, files["truth"] + ".part")
-        with open(part, "w") as f:
-            json.dump(truth, f, indent=1)
-            f.write("\n")
-        os.replace(part, os.path.join(out, files["truth"]))  # last: the run is done
+        keep_run(spec, work, out, files, truth, (sender, receiver, truth_path))
         notes = []
         if abs(checks.get("client_start_late_ms", 0)) > 50:
             notes.append("client started %.0f ms late" % checks["client_start_late_ms"])
