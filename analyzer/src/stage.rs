@@ -229,7 +229,11 @@ impl Stage {
         let (items, bytes) = (BATCH_ITEMS / self.divisor, BATCH_BYTES / self.divisor);
         self.divisor = (self.divisor / 2).max(self.min_divisor);
         while !self.done && b.items.len() < items && b.arena.len() < bytes {
-            let Some(frame) = self.reader.next_frame() else {
+            // Bound by reference, not moved out of the Option: the move copied the frame
+            // with wide loads right after the reader's narrower stores (a store-forwarding
+            // stall per frame).
+            let next = self.reader.next_frame();
+            let Some(frame) = &next else {
                 if self.next_file(b) {
                     continue;
                 }
@@ -243,12 +247,13 @@ impl Stage {
             let (number, ts_ns, offset) =
                 (frame.number + self.frame_base, frame.ts_ns, frame.offset);
             let link = link_bits(net::sll_packet_type(frame.linktype, frame.data));
-            match self.net.decode(&frame) {
+            // By reference too (the decoded packet's addresses are 17-byte enums).
+            match &self.net.decode(frame) {
                 Ok(Some(ip)) => {
                     let at = (number, ts_ns, offset, link);
                     push_ip(
                         b,
-                        &ip,
+                        ip,
                         at,
                         &self.sctp_udp_ports,
                         self.tcp,

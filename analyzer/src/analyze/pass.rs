@@ -259,11 +259,12 @@ impl<'o> Pass<'o> {
                 self.acct.checksums.bad_zero += 1;
             }
         }
-        let ctx = PacketCtx {
+        let unset = std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
+        let mut ctx = PacketCtx {
             frame,
             ts_ns,
-            src: crate::net::ip_from_octets(src),
-            dst: crate::net::ip_from_octets(dst),
+            src: unset,
+            dst: unset,
             src_port: pkt.src_port(),
             dst_port: pkt.dst_port(),
             vtag: pkt.verification_tag(),
@@ -273,9 +274,14 @@ impl<'o> Pass<'o> {
             len: bytes.len() as u32 + item.missing,
             gap_end_ns: self.gap_end_ns,
         };
+        // The addresses are written in place: built apart and moved in, each was copied with
+        // a wide load right after its narrower stores (a store-forwarding stall per packet).
+        ctx.src = crate::net::ip_from_octets(src);
+        ctx.dst = crate::net::ip_from_octets(dst);
+        let ctx = ctx;
         self.release_held(ts_ns);
         // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").
-        let key = DupKey::new(bytes, item.missing, checksum_ok, ctx.src, ctx.dst);
+        let key = DupKey::new(bytes, item.missing, checksum_ok, &ctx.src, &ctx.dst);
         let link = item.link_packet_type();
         let tracker = &self.tracker;
         if let Some(first) = self
@@ -299,8 +305,17 @@ impl<'o> Pass<'o> {
             None => None,
         };
         // Decoded once: the tracker classifies the packet by it, then the analysis reads it.
-        let first_parsed = first_view.as_ref().map(|v| v.parse());
-        let first_chunk = first_parsed.as_ref().and_then(|r| r.as_ref().ok());
+        // Parsed into its own binding and only borrowed after (`Option::map` moved the chunk
+        // with wide loads right after parse's narrower stores: a store-forwarding stall).
+        // Without a first chunk the result is a placeholder error, never read as such.
+        let first_parsed = match &first_view {
+            Some(v) => v.parse(),
+            None => Err(sctp::ChunkError {
+                offset: 0,
+                kind: sctp::ChunkErrorKind::TrailingBytes(0),
+            }),
+        };
+        let first_chunk = first_view.as_ref().and(first_parsed.as_ref().ok());
         let classified = self.tracker.classify(&ctx, first_chunk);
         if let Some(old) = self.tracker.take_restarted() {
             self.end_association(old, ts_ns);
@@ -357,8 +372,8 @@ impl<'o> Pass<'o> {
         if let Some(e) = first_err {
             self.malformed(a, bytes, &e);
         }
-        if let (Some(v), Some(parsed)) = (&first_view, &first_parsed) {
-            self.chunk(a, &ctx, sender, path, offset, v, parsed);
+        if let Some(v) = &first_view {
+            self.chunk(a, &ctx, sender, path, offset, v, &first_parsed);
             for item in iter {
                 match item {
                     Ok(v) => {

@@ -40,8 +40,8 @@ impl DupKey {
         bytes: &[u8],
         missing: u32,
         checksum_ok: Option<bool>,
-        src: IpAddr,
-        dst: IpAddr,
+        src: &IpAddr,
+        dst: &IpAddr,
     ) -> Self {
         let field = crate::sctp::crc32c::stored(bytes).unwrap_or(0);
         // A valid checksum is a CRC32c of the whole packet already; otherwise (bad CRC,
@@ -59,9 +59,10 @@ impl DupKey {
     }
 }
 
+/// By reference: a copied `IpAddr` is read with wide loads (see `Pass::sctp_packet`).
 #[inline]
-fn addr_hash(a: IpAddr) -> u64 {
-    match a {
+fn addr_hash(a: &IpAddr) -> u64 {
+    match *a {
         IpAddr::V4(v) => u64::from(u32::from(v)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         IpAddr::V6(v) => {
             let x = u128::from(v);
@@ -511,9 +512,9 @@ mod tests {
     #[test]
     fn a_copy_soon_after_is_a_duplicate_and_a_late_one_needs_a_quiet_peer() {
         let bytes = [0u8; 16];
-        let key = DupKey::new(&bytes, 0, Some(false), v4(1), v4(2));
-        assert_eq!(key, DupKey::new(&bytes, 0, Some(false), v4(1), v4(2)));
-        assert_ne!(key, DupKey::new(&bytes, 0, Some(false), v4(2), v4(1)));
+        let key = DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2));
+        assert_eq!(key, DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2)));
+        assert_ne!(key, DupKey::new(&bytes, 0, Some(false), &v4(2), &v4(1)));
         let mut f = DupFilter::default();
         let first = FirstCopy {
             assoc: Some((3, 0)),
@@ -530,7 +531,7 @@ mod tests {
         assert_eq!(f.find(&key, 20_000_000, |_, _| Some(5)), None);
         assert_eq!(f.find(&key, 0, |_, _| Some(5)), None);
         // Other bytes: no match.
-        let other = DupKey::new(&[1u8; 16], 0, Some(false), v4(1), v4(2));
+        let other = DupKey::new(&[1u8; 16], 0, Some(false), &v4(1), &v4(2));
         assert_eq!(f.find(&other, 2_000, |_, _| Some(5)), None);
         f.note_link(Some(4), Some(0));
         f.note_link(Some(4), Some(0));

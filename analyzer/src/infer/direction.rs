@@ -41,6 +41,18 @@ struct TsnEntry {
     rtx_row: Option<u32>,
 }
 
+/// The newly acknowledged TSN a SACK's RTT sample comes from: the fields of its `TsnEntry`
+/// that the sample needs (not the whole entry: copying a just-copied entry cost a
+/// store-forwarding stall per acknowledged TSN).
+#[derive(Debug, Clone, Copy)]
+struct RttCandidate {
+    first_ns: i64,
+    first_frame: u64,
+    tsn: u32,
+    first_path: PathIdx,
+    ibit: bool,
+}
+
 /// Per-destination state and counters of a direction.
 #[derive(Debug, Clone)]
 pub struct DstState {
@@ -452,16 +464,27 @@ impl DirInfer {
                 }
             }
             self.last_msg_start_ns = Some(ctx.ts_ns);
-            self.open_msg = Some(Message {
+            let m = Message {
                 stream: d.stream_id,
                 ssn_mid: d.ssn_or_mid,
                 first_tsn: d.tsn,
                 last_tsn: d.tsn,
-                bytes: 0,
+                bytes: d.payload_len,
                 start_ns: ctx.ts_ns,
                 frame: ctx.frame,
                 done_ns: None,
-            });
+            };
+            // A whole message in one chunk (the common case) goes straight to the pending ones:
+            // kept open and taken back, it was copied right after its fields were updated.
+            if d.flag_e {
+                self.open_msg = None;
+                if self.pending_msgs.len() < MAX_ROWS {
+                    self.pending_msgs.push_back(m);
+                }
+            } else {
+                self.open_msg = Some(m);
+            }
+            return;
         }
         if let Some(m) = &mut self.open_msg {
             m.last_tsn = d.tsn;
@@ -694,7 +717,7 @@ impl DirInfer {
         let mut newly_pkts = 0u32;
         let mut last_pkt = u64::MAX;
         let mut lone_pkt: Option<u64> = None;
-        let mut sample: Option<(TsnEntry, u32)> = None;
+        let mut sample: Option<RttCandidate> = None;
         let mut acked_paths: u64 = 0;
         let old_cum = self.cum_ack;
         let cum = s.cum_tsn_ack;
@@ -702,7 +725,7 @@ impl DirInfer {
         let has_gaps = s.n_gap_blocks > 0;
         let has_dups = s.n_dup_tsns > 0;
 
-        let mut on_ack = |this: &mut Self, e: TsnEntry, tsn: u32| {
+        let mut on_ack = |this: &mut Self, e: &TsnEntry, tsn: u32| {
             if !e.seen {
                 return;
             }
@@ -716,8 +739,14 @@ impl DirInfer {
             d.outstanding = d.outstanding.saturating_sub(1);
             if e.tx == 1 {
                 // Karn (RFC 9260 6.3.1 C5): only never-retransmitted TSNs give RTT samples.
-                if sample.is_none_or(|(s, _)| e.first_ns > s.first_ns) {
-                    sample = Some((e, tsn));
+                if sample.is_none_or(|s| e.first_ns > s.first_ns) {
+                    sample = Some(RttCandidate {
+                        first_ns: e.first_ns,
+                        first_frame: e.first_frame,
+                        tsn,
+                        first_path: e.first_path,
+                        ibit: e.ibit,
+                    });
                 }
                 let od = &mut this.dsts[e.first_path as usize];
                 od.last_good_ns = od.last_good_ns.max(e.first_ns);
@@ -762,7 +791,7 @@ impl DirInfer {
                 self.tsns.pop_front();
                 self.base_tsn = self.base_tsn.wrapping_add(1);
                 if !front.gap_acked {
-                    on_ack(self, front, tsn);
+                    on_ack(self, &front, tsn);
                 }
             }
             self.cum_ack = Some(cum);
@@ -787,7 +816,7 @@ impl DirInfer {
                         if !self.tsns[i].gap_acked {
                             self.tsns[i].gap_acked = true;
                             let e = self.tsns[i];
-                            on_ack(self, e, t);
+                            on_ack(self, &e, t);
                         }
                     } else if self.highest().is_none_or(|h| serial::gt(t, h)) {
                         break;
@@ -830,8 +859,9 @@ impl DirInfer {
 
         // RTT sample (one per SACK: the latest newly acknowledged, never retransmitted TSN);
         // none across a capture gap (rotated files: the SACK may have come in the gap).
-        let sample = sample.filter(|(e, _)| e.first_ns >= ctx.gap_end_ns);
-        if let Some((e, tsn)) = sample {
+        let sample = sample.filter(|e| e.first_ns >= ctx.gap_end_ns);
+        if let Some(e) = sample {
+            let tsn = e.tsn;
             let rtt = ctx.ts_ns - e.first_ns;
             let dst = &mut self.dsts[e.first_path as usize];
             let est = dst.estimate(rtt as f64 / 1e6);
@@ -857,7 +887,7 @@ impl DirInfer {
             }
         }
         // Lone-packet acknowledgement: a delayed-SACK candidate (METRICS.md "SACK delay").
-        if let (1, Some(pkt), Some((e, _))) = (newly_pkts, lone_pkt, sample) {
+        if let (1, Some(pkt), Some(e)) = (newly_pkts, lone_pkt, sample) {
             if advanced
                 && !has_gaps
                 && !has_dups
