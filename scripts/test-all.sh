@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+# The Python package's tests run in a venv (python/run-tests.sh): Debian's python3 needs its venv.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
@@ -31,6 +33,8 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 echo "== fuzz: each target ${FUZZ_SECONDS:-45} s, fails on a crash (fuzz/README.md)"
 fuzz/run.sh "${FUZZ_SECONDS:-45}"
+echo "== Python package: wheel (maturin), stubs (mypy), pytest against the CLI (python/run-tests.sh)"
+python/run-tests.sh
 echo "== dashboard load and fault tests (dashboard/load-tests/run.sh)"
 dashboard/load-tests/run.sh
 # Advisories are not checked: the RustSec database is a git repository on GitHub, which this

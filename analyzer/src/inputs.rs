@@ -32,6 +32,30 @@ pub fn expand(inputs: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// How the files of `captures` make captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Grouping {
+    /// Each file is a capture of its own.
+    #[default]
+    EachFile,
+    /// All the files are one capture (a rotation: `--merge`).
+    Merge,
+    /// Each rotation among the files is one capture (`capture::rotation::group_rotations`:
+    /// `--rotated`).
+    Rotated,
+}
+
+/// The captures of command-line inputs (files and directories, `expand`), each as the files
+/// it is made of: what `sctp-analyzer analyze` (and the Python package) analyse.
+pub fn captures(inputs: &[PathBuf], grouping: Grouping) -> Vec<Vec<PathBuf>> {
+    let files = expand(inputs);
+    match grouping {
+        Grouping::EachFile => files.into_iter().map(|f| vec![f]).collect(),
+        Grouping::Merge => vec![files],
+        Grouping::Rotated => crate::capture::rotation::group_rotations(&files),
+    }
+}
+
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -70,6 +94,34 @@ mod tests {
                 dir.join("sub/a.pcapng"),
                 PathBuf::from("given.txt")
             ]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn captures_each_merged_or_by_rotation() {
+        let dir = std::env::temp_dir().join(format!("sctp-captures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["ring_1.pcap", "ring_2.pcap", "y.pcap"] {
+            std::fs::write(dir.join(f), b"x").unwrap();
+        }
+        let (x, x1, y) = (
+            dir.join("ring_1.pcap"),
+            dir.join("ring_2.pcap"),
+            dir.join("y.pcap"),
+        );
+        let given = std::slice::from_ref(&dir);
+        assert_eq!(
+            captures(given, Grouping::EachFile),
+            vec![vec![x.clone()], vec![x1.clone()], vec![y.clone()]]
+        );
+        assert_eq!(
+            captures(given, Grouping::Merge),
+            vec![vec![x.clone(), x1.clone(), y.clone()]]
+        );
+        assert_eq!(
+            captures(given, Grouping::Rotated),
+            vec![vec![x, x1], vec![y]]
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

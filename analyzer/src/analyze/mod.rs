@@ -20,6 +20,26 @@ use pass::{ended_report, Out, Pass};
 /// RFC 6951 5.1: the IANA-registered UDP port for SCTP over UDP.
 pub const SCTP_UDP_PORT: u16 = 9899;
 
+/// The UDP ports that carry SCTP: 9899 (`SCTP_UDP_PORT`, always decoded), then `extra`.
+pub fn udp_ports(extra: &[u16]) -> Vec<u16> {
+    let mut ports = vec![SCTP_UDP_PORT];
+    ports.extend_from_slice(extra);
+    ports
+}
+
+/// A pool of `jobs` workers for a batch of captures, one capture per worker (the CLI's `--jobs`,
+/// the Python package's `analyze_many`); the global pool's size when it cannot be had.
+pub fn worker_pool(jobs: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .unwrap_or_else(|_| {
+            rayon::ThreadPoolBuilder::new()
+                .build()
+                .expect("a thread pool")
+        })
+}
+
 /// Batches read ahead of the analysis when pipelined (each up to 4096 packets or 320 KiB).
 const PIPELINE_DEPTH: usize = 2;
 

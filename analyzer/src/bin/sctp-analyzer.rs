@@ -4,8 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use analyzer::analyze::{analyze_files, CaptureAnalysis, Options, SCTP_UDP_PORT};
+use analyzer::analyze::{analyze_files, udp_ports, worker_pool, CaptureAnalysis, Options};
 use analyzer::frames::{self, TableFormat};
+use analyzer::inputs::Grouping;
 use analyzer::json_stream::{capture_object, JsonStream};
 use analyzer::report::CaptureReport;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -227,8 +228,7 @@ fn run_study(args: StudyArgs) -> ExitCode {
         eprintln!("sctp-analyzer: no capture files under the inputs");
         return ExitCode::from(1);
     }
-    let mut udp_ports = vec![SCTP_UDP_PORT];
-    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let udp_ports = udp_ports(&args.sctp_udp_ports);
     let opts = Options {
         sctp_udp_ports: udp_ports,
         deadline_ms: args.deadline,
@@ -279,8 +279,7 @@ fn run_study(args: StudyArgs) -> ExitCode {
 }
 
 fn run_compare(args: CompareArgs) -> ExitCode {
-    let mut udp_ports = vec![SCTP_UDP_PORT];
-    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let udp_ports = udp_ports(&args.sctp_udp_ports);
     let opts = Options {
         sctp_udp_ports: udp_ports,
         ..Options::default()
@@ -340,8 +339,7 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         eprintln!("sctp-analyzer: --format parquet needs --out DIR");
         return ExitCode::from(2);
     }
-    let mut udp_ports = vec![SCTP_UDP_PORT];
-    udp_ports.extend(args.sctp_udp_ports.iter().copied());
+    let udp_ports = udp_ports(&args.sctp_udp_ports);
     let tables_wanted = matches!(format, Format::Csv | Format::Parquet);
     let opts = Options {
         sctp_udp_ports: udp_ports,
@@ -356,15 +354,15 @@ fn run_analyze(args: AnalyzeArgs) -> ExitCode {
         ..Options::default()
     };
     let show_progress = !args.no_progress && std::io::stderr().is_terminal();
-    let files = analyzer::inputs::expand(&args.captures);
     // Each capture is one file, or the files of one rotation.
-    let captures: Vec<Vec<PathBuf>> = if args.merge {
-        vec![files]
+    let grouping = if args.merge {
+        Grouping::Merge
     } else if args.rotated {
-        analyzer::capture::rotation::group_rotations(&files)
+        Grouping::Rotated
     } else {
-        files.into_iter().map(|f| vec![f]).collect()
+        Grouping::EachFile
     };
+    let captures = analyzer::inputs::captures(&args.captures, grouping);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -536,18 +534,6 @@ fn run_json(
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// A pool of `jobs` workers for a batch.
-fn worker_pool(jobs: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .unwrap_or_else(|_| {
-            rayon::ThreadPoolBuilder::new()
-                .build()
-                .expect("a thread pool")
-        })
 }
 
 /// One overall progress bar (captures done) for a batch, when stderr is a terminal.
