@@ -256,3 +256,21 @@ def test_plan_names_and_collisions(tmp_path: Path) -> None:
     assert fleet.partition_value("dir/a b+ü.pcap") == "a_b__.pcap"
     with pytest.raises(ValueError, match="no capture"):
         fleet.plan([])
+
+
+def test_every_sample_trace_equals_cli(tmp_path: Path) -> None:
+    """The fleet's task (`analyse_job`, what a Ray worker runs) on every sample trace and every
+    capture of the broken-input corpus: the same tables and the same summary entries as the
+    CLI's `--format parquet` over the same files."""
+    files = sorted(p for p in SAMPLES.iterdir() if p.suffix in (".pcap", ".pcapng"))
+    files += sorted(p for p in (SAMPLES / "broken").iterdir() if ".pcap" in p.name)
+    cli_out = tmp_path / "cli"
+    subprocess.run([_cli(), "analyze", "--format", "parquet", "--no-progress", "--out", cli_out, *files],
+                   check=False, capture_output=True)
+    out = tmp_path / "fleet"
+    options = fleet._options(True, True, (), None)
+    jobs = fleet.plan(files)
+    assert len(jobs) == len(files)
+    reports = [fleet.analyse_job(j, f"k{i}", str(out), options)["report"] for i, j in enumerate(jobs)]
+    _same_tables(cli_out, out)
+    assert reports == _summary(cli_out)["captures"]
