@@ -6,24 +6,31 @@
 #
 # The captures: N (default 200) of SIZE_MB each (default 0.5), made by the analyzer's
 # make_big_capture from the four lab traces of compare.sh's batch in turn. Release builds of the
-# CLI and of the Python wheel (maturin --release) into a venv under target/.
-# Usage: bench/fleet.sh [N] [SIZE_MB]     writes bench/out/result_fleet_N.md
+# CLI and of the Python wheel (maturin --release) into a venv under target/; PROFILE=dev uses the
+# dev profile for both (the builds the tests already made: no release build of polars).
+# Usage: [PROFILE=dev] bench/fleet.sh [N] [SIZE_MB]     writes bench/out/result_fleet_N.md
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200}
 size=${2:-0.5}
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+profile=${PROFILE:-release}
+case $profile in
+  release) cargo_flag=--release; bin_dir="$target/release" ;;
+  dev) cargo_flag=; bin_dir="$target/debug" ;;
+  *) echo "PROFILE is release or dev" >&2; exit 2 ;;
+esac
 venv="$target/py-venv-bench"
 out=bench/out
 mkdir -p "$out"
-cargo build --release --bin sctp-analyzer --example make_big_capture
+cargo build $cargo_flag --workspace --bin sctp-analyzer --example make_big_capture
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -r python/requirements.txt
-CARGO_TARGET_DIR="$target" "$venv/bin/maturin" build -q --release \
-  --manifest-path python/Cargo.toml --interpreter "$venv/bin/python" --out "$target/wheels-release"
+CARGO_TARGET_DIR="$target" "$venv/bin/maturin" build -q --profile "$profile" \
+  --manifest-path python/Cargo.toml --interpreter "$venv/bin/python" --out "$target/wheels-$profile"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
-  "$target"/wheels-release/sctp_analyzer-*.whl
+  "$target/wheels-$profile"/sctp_analyzer-*.whl
 
 dir="$out/fleet_${n}x${size}mb"
 if [ ! -d "$dir" ]; then
@@ -31,7 +38,7 @@ if [ ! -d "$dir" ]; then
   srcs=(sample-traces/cut_p20_sack40_sender.pcap sample-traces/sparse_sack200_sender.pcap
     sample-traces/spur_pmr1_rtomin30_sender.pcap sample-traces/spike_p20_rtomin100_sender.pcap)
   for i in $(seq -w 1 "$n"); do
-    "$target/release/examples/make_big_capture" "${srcs[$((10#$i % 4))]}" "$dir/c$i.pcap" "$size" 2>/dev/null
+    "$bin_dir/examples/make_big_capture" "${srcs[$((10#$i % 4))]}" "$dir/c$i.pcap" "$size" 2>/dev/null
   done
 fi
 cat "$dir"/*.pcap >/dev/null
@@ -67,12 +74,12 @@ done
 for jobs in 1 2; do
   rm -rf "$work/cli"
   start=$(date +%s.%N)
-  "$target/release/sctp-analyzer" analyze --format parquet --no-progress --jobs "$jobs" --out "$work/cli" "$dir" 2>/dev/null
+  "$bin_dir/sctp-analyzer" analyze --format parquet --no-progress --jobs "$jobs" --out "$work/cli" "$dir" 2>/dev/null
   t=$(python3 -c "import time,sys; print(time.time()-float(sys.argv[1]))" "$start")
   results+=("| CLI \`analyze --jobs $jobs\` | $(secs "$t") | $(python3 -c "print(f'{$n/$t:.1f}')") |")
 done
 {
-  echo "$n captures of $size MB ($mb MB in all), Parquet tables and summary written; one run each"
+  echo "$n captures of $size MB ($mb MB in all), $profile builds, Parquet tables and summary written; one run each"
   echo
   echo "| how | wall s | captures/s |"
   echo "|---|---:|---:|"
