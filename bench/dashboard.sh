@@ -10,6 +10,7 @@
 #        bench/dashboard.sh --issue19   (issue 19's acceptance, see bench/dashboard_issue19.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+rel=${CARGO_TARGET_DIR:-target}/release
 if [ "${1:-}" = --issue19 ]; then
   shift
   exec bench/dashboard_issue19.sh "$@"
@@ -19,7 +20,7 @@ if [ "${1:-}" = --many ]; then
   mkdir -p bench/out
   cap=bench/out/many_$n.pcap
   cargo build --release -p dashboard --example many_associations
-  target/release/examples/many_associations "$cap" "$n"
+  "$rel/examples/many_associations" "$cap" "$n"
 else
   cap=${1:-bench/out/sctp_200mb.pcap}
 fi
@@ -27,7 +28,7 @@ fi
 cargo build --release --workspace --bin sctp-dashboard
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-target/release/sctp-dashboard --listen "127.0.0.1:$port" --data-dir "$work/data" --samples "$work/none" >"$work/server.log" 2>&1 &
+"$rel/sctp-dashboard" --listen "127.0.0.1:$port" --data-dir "$work/data" --samples "$work/none" >"$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$work"' EXIT
 base="http://127.0.0.1:$port"
@@ -55,7 +56,9 @@ paths=("/" "/captures/$id" "/captures/$id?offset=5000&sort=packets&order=desc" "
   "/api/captures" "/api/captures/$id" "/api/captures/$id?offset=5000&limit=50"
   "/api/captures/$id/associations" "/api/captures/$id/associations?end=abort&sort=packets")
 for n in 0 "$assocs" "$aborted"; do
-  paths+=("/captures/$id/associations/$n")
+  paths+=("/captures/$id/associations/$n"
+    "/captures/$id/associations/$n?timeouts0_sort=observed_rto&timeouts0_order=desc&timeouts0_offset=50&failovers_offset=50"
+    "/api/captures/$id/associations/$n" "/api/captures/$id/associations/$n/tables/timeouts0?sort=backoff&order=desc")
   for kind in tsn rtt sack_delay throughput timeline; do
     paths+=("/api/captures/$id/associations/$n/charts/$kind?width=1200")
   done

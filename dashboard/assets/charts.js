@@ -332,7 +332,7 @@
       const shown = d.series.reduce((n, s) => n + s.y.filter((v) => v != null).length, 0);
       const total = d.series.reduce((n, s) => n + s.total, 0);
       let foot = d.note ? d.note + ". " : "";
-      foot += d.decimated ? `${shown} of ${total} points shown (min/max per pixel; retransmissions and events all kept).` : "";
+      foot += d.decimated ? `${shown} of ${total} points shown (min/max per pixel; ${d.reduction || "retransmissions and events all kept"}).` : "";
       this.foot.textContent = foot;
     }
 

@@ -133,7 +133,8 @@ test("home page: what the tool does, three stories opening the pages that tell t
 
 test("definitions: labels link to /help with unit and meaning; words instead of identifiers", async () => {
   await page.goto(`${URL}/captures/${ids.failover}/associations/0`);
-  const link = 'a.def[href="/help#fig-outage_start"]';
+  // A sortable table's header: the sort link, and "?" beside it linking the definition.
+  const link = '#failovers th a[href="/help#fig-outage_start"]';
   assert.match(await page.getAttribute(link, "title"), /^s — First original on the old path/);
   const vantage = await page.$$eval("dt", (d) => d.filter((x) => x.textContent.trim() === "vantage").map((x) => x.nextElementSibling.textContent));
   assert.ok(vantage.length && vantage.every((v) => /^at the DATA sender — /.test(v)), `${vantage}`);

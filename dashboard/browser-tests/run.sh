@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Browser tests of the dashboard: builds sctp-dashboard, starts it on a free loopback port with a
-# temp data dir, installs playwright-core (npm ci) and runs test.mjs, then explained.mjs, in Debian's headless
+# temp data dir, installs playwright-core (npm ci) and runs test.mjs, explained.mjs and long_tables.mjs, in Debian's headless
 # Chromium (apt-get install chromium when missing and root), then stops the server.
 # Screenshots go to $SHOTS (default: a temp folder, printed at the end). MANY_CAPTURE: a capture
 # of many associations (default: 10,000 made with analyzer::synth).
@@ -48,6 +48,12 @@ bin="${CARGO_TARGET_DIR:-$root/target}/debug/sctp-dashboard"
 
 work=$(mktemp -d)
 
+# A run with many T3-rtx timeouts: the association page's long tables (the test skips without it).
+long_table_capture=${LONG_TABLE_CAPTURE:-}
+if [ -z "$long_table_capture" ] && [ -f "$root/sample-traces/zerowin_p10_sender.pcap" ]; then
+  long_table_capture=$root/sample-traces/zerowin_p10_sender.pcap
+fi
+
 # Many associations (issue 16 part 1): MANY_CAPTURE, else 10,000 made with analyzer::synth
 # (dashboard/examples/many_associations.rs).
 many_capture=${MANY_CAPTURE:-}
@@ -86,7 +92,7 @@ done
 cd "$here"
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund >/dev/null; else npm install --no-audit --no-fund >/dev/null; fi
 status=0
-DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" STUDY_SET="$study_set" STUDY_SET_LINUX="$study_set_linux" node --test --test-concurrency=1 test.mjs explained.mjs || status=$?
+DASHBOARD_URL="http://127.0.0.1:$port" CAPTURE="$capture" ABORT_CAPTURE="$abort_capture" HOL_CAPTURE="$hol_capture" MANY_CAPTURE="$many_capture" LONG_TABLE_CAPTURE="$long_table_capture" STUDY_SET="$study_set" STUDY_SET_LINUX="$study_set_linux" node --test --test-concurrency=1 test.mjs explained.mjs long_tables.mjs || status=$?
 echo "screenshots: $SHOTS"
 if [ "$status" != 0 ]; then
   echo "--- server log" >&2

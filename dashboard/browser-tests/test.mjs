@@ -373,7 +373,8 @@ test("head-of-line blocking on the association page, readable at 800 px", { skip
   assert.ok((await text(`${block} .hol-evidence`)).includes(d.hol.evidence));
   // The streams table's "HOL blocked" column: the count of each stream first.
   const table = `#streams-${d.sender}`;
-  const heads = await page.$$eval(`${table} thead th`, (t) => t.map((x) => x.textContent.trim()));
+  // Each header: its sort link's words (a "?" beside it links the definition).
+  const heads = await page.$$eval(`${table} thead th`, (t) => t.map((x) => (x.querySelector("a.sort-link") || x).textContent.trim()));
   const col = heads.indexOf("HOL blocked (max ms)");
   assert.ok(col >= 0, `${heads}`);
   const cells = await page.$$eval(`${table} tbody tr`, (r, c) => r.map((x) => x.cells[c].textContent.trim()), col);

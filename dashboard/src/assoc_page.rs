@@ -1,60 +1,27 @@
 //! The association page: endpoints, paths, the diagnosis (how the association ended, failovers),
 //! the lifecycle events, timers and charts. Every figure comes from the stored `CaptureReport`.
 
-use analyzer::infer::settings as set;
+use std::collections::HashMap;
+
 use analyzer::report::AssocReport;
-use analyzer::report_infer::DirectionReport;
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 
 use crate::api::{done_report, entry, find_assoc};
+use crate::assoc_dirs::{dir_view, path_rows, summary_line, DirView, PageOf, PathRow};
+use crate::assoc_tables::{self, Table};
 use crate::error::AppError;
 use crate::help::{self, Def};
-use crate::hol_view::{hol_view, HolView};
 use crate::lifecycle::{self, EndPanel, EventRow};
 use crate::pages::{pending, table_links, TableLink};
 use crate::store::Status;
 use crate::streams_view::{self, StackView, StreamProblem, StreamsSection};
-use crate::views::{self, ms, opt, opt_s, pct, round, secs, NONE};
+use crate::table_page::{href, TableState, TableView};
+use crate::views::{self, ms, opt, opt_s, round, secs, NONE};
 use crate::AppState;
-
-pub struct PathRow {
-    pub sender: u8,
-    pub src: String,
-    pub dst: String,
-    pub packets: u64,
-    pub data_chunks: u64,
-    pub new_data: u64,
-    pub data_bytes: u64,
-    pub rtt: String,
-    pub hb_rtt: String,
-    /// Heartbeat period median / inferred interval, and dead idle path time (RFC 9260 8.3).
-    pub hb: String,
-    pub hb_evidence: String,
-    pub sack_delay: String,
-    pub rto: String,
-    pub timeouts: usize,
-    pub rtx: u64,
-    pub active: String,
-}
-
-pub struct TimeoutRow {
-    pub t_s: String,
-    pub path: String,
-    pub to: String,
-    pub observed_rto: String,
-    pub backoff: u32,
-    pub timer_start: String,
-    pub est_rto: String,
-    pub chunks: u32,
-    pub tsn: u32,
-    pub frame: u64,
-    pub filter: String,
-    /// The window "show in charts" zooms to (s): the timer's start to the expiry.
-    pub zoom: (String, String),
-}
 
 pub struct FailoverRow {
     pub sender: u8,
@@ -85,10 +52,31 @@ pub struct FailoverRow {
 /// Cards of one sender with the same kind and cause, the first shown and the others behind
 /// "show all" (issue 16 part 1): failovers (same policy too) and stalls.
 pub struct CardGroup {
-    /// Index in the page's list (`failovers`, `stalls`) of each card of the group, in time order.
+    /// Index in the page's list (`failovers`, `stalls`) of each card of the group shown, in time
+    /// order: the first `GROUP_CARDS`.
     pub members: Vec<usize>,
+    /// Cards of the group, those not shown too.
+    pub count: usize,
     /// "9 spurious failovers of DATA sender 0, same cause: ...".
     pub heading: String,
+    /// Where the cards not shown are (the failovers table searched for the cause), "" for none.
+    pub more_href: String,
+}
+
+/// Cards shown per group at most (the others are counted, and listed in their table).
+pub const GROUP_CARDS: usize = 10;
+
+impl CardGroup {
+    fn new(mut members: Vec<usize>, heading: String) -> CardGroup {
+        let count = members.len();
+        members.truncate(GROUP_CARDS);
+        CardGroup {
+            members,
+            count,
+            heading,
+            more_href: String::new(),
+        }
+    }
 }
 
 /// Indices of `rows` grouped by `key`, each group in the order of its first row.
@@ -120,7 +108,7 @@ fn group_stalls(rows: &[StallRow]) -> Vec<CardGroup> {
             } else {
                 String::new()
             };
-            CardGroup { members, heading }
+            CardGroup::new(members, heading)
         })
         .collect()
 }
@@ -147,19 +135,9 @@ fn group_failovers(rows: &[FailoverRow]) -> Vec<CardGroup> {
         } else {
             String::new()
         };
-        CardGroup { members, heading }
+        CardGroup::new(members, heading)
     })
     .collect()
-}
-
-/// "96 failovers from 1.2 s to 500.1 s".
-fn summary_line(n: usize, what: &str, first: Option<&str>, last: Option<&str>) -> String {
-    let plural = if n == 1 { "" } else { "s" };
-    match (first, last) {
-        (Some(a), Some(b)) if n > 1 => format!("{n} {what}{plural} from {a} s to {b} s"),
-        (Some(a), _) => format!("{n} {what}{plural} at {a} s"),
-        _ => format!("{n} {what}{plural}"),
-    }
 }
 
 pub struct EndpointRow {
@@ -168,18 +146,6 @@ pub struct EndpointRow {
     pub vtag: String,
     pub addrs: String,
     pub stack: StackView,
-}
-
-pub struct DirView {
-    pub sender: u8,
-    pub title: String,
-    pub items: Vec<(Def, String)>,
-    pub timeouts: Vec<TimeoutRow>,
-    /// "647 T3-rtx timeouts from 1.2 s to 300.0 s, backoff up to 6".
-    pub timeouts_summary: String,
-    pub failbacks: Vec<(String, String, u64)>,
-    /// Head-of-line blocking (issue 15 section 2); None when the direction carried no DATA.
-    pub hol: Option<HolView>,
 }
 
 #[derive(Template, WebTemplate)]
@@ -191,9 +157,14 @@ pub struct AssocPage {
     pub n: usize,
     pub head: Vec<(Def, String)>,
     pub endpoints: Vec<EndpointRow>,
+    /// The page of the paths table shown.
     pub paths: Vec<PathRow>,
+    pub paths_table: TableView,
     pub dirs: Vec<DirView>,
+    /// Every failover (the cards), and the page of the failovers table shown (positions in it).
     pub failovers: Vec<FailoverRow>,
+    pub failover_page: Vec<usize>,
+    pub failovers_table: TableView,
     /// The failover cards, those of one sender with the same kind, cause and policy grouped:
     /// the first shown, the others behind "show all".
     pub failover_groups: Vec<CardGroup>,
@@ -207,7 +178,10 @@ pub struct AssocPage {
     /// Wireshark display filter of the whole association ("Filter this association").
     pub filter: String,
     pub end: EndPanel,
+    /// The page of the lifecycle events table shown.
     pub events: Vec<EventRow>,
+    pub events_total: usize,
+    pub events_table: TableView,
     /// "647 lifecycle events from 0.1 s to 300.2 s".
     pub events_summary: String,
     pub events_dropped: u64,
@@ -265,259 +239,14 @@ fn stall_words(cause: &str) -> String {
     help::words("stall_cause", cause)
 }
 
-fn dir_label(a: &AssocReport, s: u8) -> String {
-    let port = |i: usize| a.endpoints.get(i).map_or(0, |e| e.port);
-    format!(
-        "DATA sender {s} (port {} → port {})",
-        port(s as usize),
-        port(1 - s as usize)
-    )
-}
-
-/// The RTO RFC 9260 6.3.1 gives at a timeout: max(RTO.min, SRTT + 4 RTTVAR) (at most RTO.max)
-/// with the direction's inferred RTO.min, the raw SRTT + 4 RTTVAR beside it; without an
-/// inferred RTO.min only the raw estimate, named as what it is.
-pub(crate) fn rfc_rto(est: Option<f64>, d: &DirectionReport) -> String {
-    let Some(e) = est else {
-        return NONE.into();
-    };
-    match d.rto_min_ms {
-        Some(min) => {
-            let rto = e.max(min).min(d.rto_max_ms.unwrap_or(f64::INFINITY));
-            format!("{} (SRTT + 4 RTTVAR {})", round(rto, 1), round(e, 1))
-        }
-        None => format!("SRTT + 4 RTTVAR {} (RTO.min unknown)", round(e, 1)),
-    }
-}
-
-fn dir_view(a: &AssocReport, d: &DirectionReport) -> DirView {
-    let dist = |x: Option<analyzer::infer::stats::Dist>| {
-        x.map_or(NONE.to_string(), |d| {
-            format!(
-                "median {} (min {}, p95 {}, max {}, n {})",
-                round(d.median, 3),
-                round(d.min, 3),
-                round(d.p95, 3),
-                round(d.max, 3),
-                d.n
-            )
-        })
-    };
-    let ev = |v: Option<f64>, n: u32| match v {
-        Some(v) => format!("{} ({n} evidence)", round(v, 3)),
-        None => NONE.to_string(),
-    };
-    let rx = &d.retransmissions;
-    // Linux defaults named with their knobs (analyzer::infer::settings).
-    let is_linux = |e: usize| {
-        a.endpoints
-            .get(e)
-            .is_some_and(|x| x.stack.name.as_deref() == Some("linux"))
-    };
-    let (me, peer) = (usize::from(d.sender), 1 - usize::from(d.sender & 1));
-    let sack_delay = match d.sack_delay_ms {
-        Some(x) => format!(
-            "{}{} — {}",
-            dist(Some(x)),
-            set::sack_delay_default(is_linux(peer), x.median),
-            set::sack_delay(is_linux(peer))
-        ),
-        None => NONE.into(),
-    };
-    let rto_min = match d.rto_min_ms {
-        Some(v) => format!(
-            "{}{} — {}",
-            ev(Some(v), d.rto_min_evidence),
-            set::rto_min_default(is_linux(me), v),
-            set::rto_min(is_linux(me))
-        ),
-        None => NONE.into(),
-    };
-    DirView {
-        sender: d.sender,
-        title: dir_label(a, d.sender),
-        items: vec![
-            (
-                Def::of("vantage"),
-                format!(
-                    "{} — {}",
-                    help::words("vantage", &d.vantage),
-                    d.vantage_evidence
-                ),
-            ),
-            (
-                Def::new("packets", "DATA chunks / packets"),
-                format!("{} / {}", d.data_chunks, d.data_packets),
-            ),
-            (
-                Def::of("retransmissions"),
-                format!(
-                    "{} (fast {}, timeout {}, spurious {})",
-                    rx.total, rx.fast, rx.timeout, rx.spurious
-                ),
-            ),
-            (Def::of("base_rtt"), ms(d.base_rtt_ms)),
-            (Def::of("sack_delay"), sack_delay),
-            (
-                Def::of("sack_every"),
-                d.sack_every.map_or(NONE.into(), |v| round(v, 2)),
-            ),
-            (Def::of("delayed_sack_share"), pct(d.delayed_sack_share)),
-            (
-                Def::of("sacks_per_data_packet"),
-                d.sacks_per_data_packet.map_or(NONE.into(), |v| round(v, 3)),
-            ),
-            (Def::of("ibit_share"), pct(Some(d.ibit_share))),
-            (Def::of("rto_min"), rto_min),
-            (Def::of("rto_max"), ev(d.rto_max_ms, d.rto_max_evidence)),
-            (
-                Def::of("rto_initial"),
-                ev(d.rto_initial_ms, d.rto_initial_evidence),
-            ),
-            (
-                Def::of("pmr"),
-                match d.path_max_retrans {
-                    Some(p) => format!("{p} ({} evidence)", d.pmr_evidence),
-                    None => NONE.into(),
-                },
-            ),
-            (
-                Def::of("failover_policy"),
-                streams_view::direction_policy(a, d),
-            ),
-            (
-                Def::of("transfer"),
-                format!("{} / {}", ms(d.max_transfer_ms), ms(d.p95_transfer_ms)),
-            ),
-            (Def::of("message_interval"), ms(d.message_interval_ms)),
-            (
-                Def::of("burstiness"),
-                d.burstiness
-                    .as_deref()
-                    .map_or(NONE.into(), |b| help::words("burstiness", b)),
-            ),
-            (Def::of("max_gap"), ms(d.max_gap_ms)),
-            (Def::of("deadline_missed"), opt(d.deadline_missed)),
-        ],
-        timeouts: d
-            .timeouts
-            .iter()
-            .map(|t| TimeoutRow {
-                t_s: secs(t.t_s),
-                path: t.path.clone(),
-                to: t.to.clone(),
-                observed_rto: ms(t.observed_rto_ms),
-                backoff: t.backoff,
-                timer_start: help::words("timer_start", &t.timer_start),
-                est_rto: rfc_rto(t.est_rto_ms, d),
-                chunks: t.chunks,
-                tsn: t.tsn,
-                frame: t.frame,
-                filter: t.filter.clone(),
-                zoom: (
-                    secs(t.t_s - t.observed_rto_ms.unwrap_or(0.0) / 1000.0),
-                    secs(t.t_s),
-                ),
-            })
-            .collect(),
-        timeouts_summary: summary_line(
-            d.timeouts.len(),
-            "T3-rtx timeout",
-            d.timeouts.first().map(|t| secs(t.t_s)).as_deref(),
-            d.timeouts.last().map(|t| secs(t.t_s)).as_deref(),
-        ) + &d
-            .timeouts
-            .iter()
-            .map(|t| t.backoff)
-            .max()
-            .filter(|b| *b > 0)
-            .map(|b| format!(", backoff up to {b}"))
-            .unwrap_or_default(),
-        failbacks: d
-            .failbacks
-            .iter()
-            .map(|b| (secs(b.t_s), b.to.clone(), b.frame))
-            .collect(),
-        hol: hol_view(d),
-    }
-}
-
-fn path_rows(a: &AssocReport) -> Vec<PathRow> {
-    a.paths
-        .iter()
-        .map(|p| {
-            let dir = a.directions.iter().find(|d| d.sender == p.sender);
-            let tos: Vec<f64> = dir
-                .iter()
-                .flat_map(|d| &d.timeouts)
-                .filter(|t| t.path == p.dst)
-                .filter_map(|t| t.observed_rto_ms)
-                .collect();
-            let rto = match (
-                tos.iter().copied().reduce(f64::min),
-                tos.iter().copied().reduce(f64::max),
-            ) {
-                (Some(lo), Some(hi)) if tos.len() > 1 => {
-                    format!("{} – {} ({})", round(lo, 1), round(hi, 1), tos.len())
-                }
-                (Some(v), _) => round(v, 1),
-                _ => NONE.to_string(),
-            };
-            PathRow {
-                sender: p.sender,
-                src: p.src.clone(),
-                dst: p.dst.clone(),
-                packets: p.packets,
-                data_chunks: p.data_chunks,
-                new_data: p.infer.new_data_chunks,
-                data_bytes: p.data_bytes,
-                rtt: p.infer.rtt_ms.map_or(NONE.into(), |d| {
-                    format!(
-                        "{} / {} / {} ({})",
-                        round(d.min, 3),
-                        round(d.median, 3),
-                        round(d.p95, 3),
-                        d.n
-                    )
-                }),
-                hb_rtt: p
-                    .infer
-                    .hb_rtt_ms
-                    .map_or(NONE.into(), |d| round(d.median, 3)),
-                hb: match (p.infer.hb_period_ms, p.infer.hb_interval_ms) {
-                    (None, _) => NONE.into(),
-                    (Some(d), None) => format!("{} / {NONE}", round(d.median, 0)),
-                    (Some(d), Some(h)) => {
-                        let dead = p
-                            .infer
-                            .dead_path_detect_s
-                            .map(|t| format!(" (dead idle path noticed in ~{t:.1} s)"))
-                            .unwrap_or_default();
-                        format!("{} / {}{dead}", round(d.median, 0), round(h, 0))
-                    }
-                },
-                hb_evidence: p.infer.hb_evidence.clone().unwrap_or_default(),
-                sack_delay: dir
-                    .and_then(|d| d.sack_delay_ms)
-                    .filter(|_| p.data_chunks > 0)
-                    .map_or(NONE.into(), |d| round(d.median, 3)),
-                rto,
-                timeouts: dir
-                    .iter()
-                    .flat_map(|d| &d.timeouts)
-                    .filter(|t| t.path == p.dst)
-                    .count(),
-                rtx: p.infer.retransmissions,
-                active: format!("{} – {}", secs(p.first_s), secs(p.last_s)),
-            }
-        })
-        .collect()
-}
-
+/// `GET /captures/{id}/associations/{n}?failovers_offset=&timeouts0_sort=&events_q=...`: each
+/// long table of the page is paginated, sorted and searched here (`assoc_tables`).
 pub async fn association(
     State(state): State<AppState>,
     Path((id, n)): Path<(String, String)>,
+    q: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Response, AppError> {
+    let params = assoc_tables::query_map(q)?;
     let e = entry(&state, &id)?;
     if e.meta.status != Status::Done {
         return Ok(pending(&e));
@@ -525,6 +254,18 @@ pub async fn association(
     let (e, d) = done_report(&state, &id)?;
     let r = &d.head;
     let a = &*find_assoc(&state, &id, &d, &n).await?;
+    let tables = Table::all(a);
+    let states: Vec<TableState> = tables
+        .iter()
+        .map(|t| t.page_state(&params))
+        .collect::<Result<_, _>>()?;
+    let base = format!("/captures/{id}/associations/{}", a.id);
+    let page_of = |t: Table| -> PageOf {
+        let i = tables.iter().position(|x| *x == t).unwrap_or(0);
+        let sel = assoc_tables::select_rows(a, t, &states[i]);
+        let view = TableView::new(&base, &states, i, &sel, t.cols(), &t.what(), COLLAPSE_ROWS);
+        (sel.idx, view)
+    };
     let chunks = a
         .chunks
         .iter()
@@ -617,7 +358,22 @@ pub async fn association(
                 .collect(),
         })
         .collect();
-    let failover_groups = group_failovers(&failovers);
+    let mut failover_groups = group_failovers(&failovers);
+    // The cards a group does not show are in the failovers table, searched for their cause.
+    let items = assoc_tables::failover_items(a);
+    for g in failover_groups
+        .iter_mut()
+        .filter(|g| g.count > g.members.len())
+    {
+        let f = items[g.members[0]].1;
+        let q = format!(
+            "{}{}",
+            f.cause.as_deref().unwrap_or(""),
+            if f.spurious { " spurious" } else { "" }
+        );
+        g.more_href = href(&base, &[("failovers_q".to_string(), q)], "failovers-table");
+    }
+    let (failover_page, failovers_table) = page_of(Table::Failovers);
     let stalls: Vec<StallRow> = a
         .directions
         .iter()
@@ -645,13 +401,15 @@ pub async fn association(
         0 => String::new(),
         n => format!(", {n} spurious"),
     };
-    let events = lifecycle::event_rows(a);
+    let all_events = &a.lifecycle.events;
     let events_summary = summary_line(
-        events.len(),
+        all_events.len(),
         "lifecycle event",
-        events.first().map(|e| e.t_s.as_str()),
-        events.last().map(|e| e.t_s.as_str()),
+        all_events.first().map(|e| secs(e.t_s)).as_deref(),
+        all_events.last().map(|e| secs(e.t_s)).as_deref(),
     );
+    let (event_idx, events_table) = page_of(Table::Events);
+    let (path_idx, paths_table) = page_of(Table::Paths);
     let senders: Vec<u8> = a.directions.iter().map(|d| d.sender).collect();
     Ok(AssocPage {
         title: format!("{} — association {}", e.meta.name, a.id),
@@ -671,9 +429,23 @@ pub async fn association(
                 stack: streams_view::stack_view(a, &ep.stack),
             })
             .collect(),
-        paths: path_rows(a),
-        dirs: a.directions.iter().map(|d| dir_view(a, d)).collect(),
+        paths: path_rows(a, &path_idx),
+        paths_table,
+        dirs: a
+            .directions
+            .iter()
+            .map(|d| {
+                dir_view(
+                    a,
+                    d,
+                    page_of(Table::Timeouts(d.sender)),
+                    page_of(Table::Failbacks(d.sender)),
+                )
+            })
+            .collect(),
         failovers,
+        failover_page,
+        failovers_table,
         failover_groups,
         failover_summary,
         collapse: COLLAPSE_ROWS,
@@ -682,11 +454,13 @@ pub async fn association(
         tables: table_links(&state, &id),
         filter: a.lifecycle.filter.clone(),
         end: lifecycle::end_panel(a),
-        events,
+        events: lifecycle::event_rows(a, &event_idx),
+        events_total: all_events.len(),
+        events_table,
         events_summary,
         events_dropped: a.lifecycle.events_dropped,
         after_end_packets: a.lifecycle.after_end_packets,
-        streams: streams_view::streams_section(a),
+        streams: streams_view::streams_section(a, |s| page_of(Table::Streams(s))),
         problems: streams_view::stream_problems(a),
         no_data,
         stall_groups: group_stalls(&stalls),
@@ -703,31 +477,6 @@ fn cause_words(cause: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use analyzer::analyze::{analyze_file, Options};
-    use analyzer::report::CaptureReport;
-
-    /// The issue's case: SRTT + 4 RTTVAR 44 ms beside an observed 130 ms reads as the RFC RTO
-    /// once the RTO.min floor (here 100 ms) is applied, and stays named as what it is without one.
-    #[test]
-    fn rfc_rto_is_floored_at_the_inferred_rto_min() {
-        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../sample-traces/cut_p20_sack40_sender.pcap");
-        let a = analyze_file(&p, &Options::default(), &mut |_| {}).expect("analyse");
-        let r = CaptureReport::from_analysis(&a);
-        let mut d = r.associations[0].directions[0].clone();
-        d.rto_min_ms = None;
-        assert_eq!(
-            rfc_rto(Some(44.0), &d),
-            "SRTT + 4 RTTVAR 44 (RTO.min unknown)"
-        );
-        d.rto_min_ms = Some(100.0);
-        d.rto_max_ms = None;
-        assert_eq!(rfc_rto(Some(44.0), &d), "100 (SRTT + 4 RTTVAR 44)");
-        assert_eq!(rfc_rto(Some(130.26), &d), "130.3 (SRTT + 4 RTTVAR 130.3)");
-        d.rto_max_ms = Some(60_000.0);
-        assert_eq!(rfc_rto(Some(90_000.0), &d), "60000 (SRTT + 4 RTTVAR 90000)");
-        assert_eq!(rfc_rto(None, &d), NONE);
-    }
 
     /// Identical stall cards (same sender and cause) are one group, its heading counting them;
     /// another cause or sender is a group of its own, in the order of their first card.

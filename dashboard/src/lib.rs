@@ -18,8 +18,10 @@ use tower_http::trace::TraceLayer;
 
 pub mod api;
 mod assets;
+mod assoc_dirs;
 mod assoc_list;
 mod assoc_page;
+mod assoc_tables;
 mod bounded;
 pub mod charts;
 mod compare_charts;
@@ -37,6 +39,7 @@ pub mod store;
 mod stories;
 mod streams_view;
 mod studies;
+mod table_page;
 mod tables;
 mod tail;
 mod tcp_view;
@@ -332,6 +335,14 @@ pub fn app(state: AppState) -> Router {
         )
         .route("/api/captures/{id}", get(api::get).delete(api::delete))
         .route("/api/captures/{id}/associations", get(api::associations))
+        .route(
+            "/api/captures/{id}/associations/{n}",
+            get(assoc_tables::assoc_api),
+        )
+        .route(
+            "/api/captures/{id}/associations/{n}/tables/{name}",
+            get(assoc_tables::table_api),
+        )
         .route(
             "/api/captures/{id}/associations/{n}/charts/{kind}",
             get(api::assoc_chart),

@@ -308,10 +308,10 @@ fn event_class(kind: &str) -> &'static str {
     }
 }
 
-pub fn event_rows(a: &AssocReport) -> Vec<EventRow> {
-    a.lifecycle
-        .events
-        .iter()
+/// The rows of the lifecycle events `idx` (positions in the report's list, a page of it).
+pub fn event_rows(a: &AssocReport, idx: &[usize]) -> Vec<EventRow> {
+    idx.iter()
+        .filter_map(|&i| a.lifecycle.events.get(i))
         .map(|e| {
             let mut words = event_words(&e.kind);
             if e.kind == "after_end" && !e.chunks.is_empty() {

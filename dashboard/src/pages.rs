@@ -17,6 +17,7 @@ use crate::lifecycle::{self, Accounting, Ended};
 use crate::store::{Entry, Status};
 use crate::stories::{self, StoryLink};
 use crate::streams_view;
+use crate::table_page::{Pager, SortHeader};
 use crate::tcp_view::{self, TcpView};
 use crate::views::{self, date, ms, opt, secs, NONE};
 use crate::AppState;
@@ -141,19 +142,6 @@ pub struct AssocRow {
     pub upper_layer: String,
 }
 
-/// A sortable column header of the association list: a link that sorts on the server.
-pub struct SortHeader {
-    pub label: &'static str,
-    /// The figure's definition (link and tooltip beside the sort link).
-    pub def: Def,
-    pub num: bool,
-    pub href: String,
-    /// "ascending" / "descending" on the sorted column, "" elsewhere (aria-sort).
-    pub aria: &'static str,
-    /// " ▲" / " ▼" on the sorted column.
-    pub arrow: &'static str,
-}
-
 /// The association list's filter form, counts and pager.
 pub struct ListView {
     pub f: Filter,
@@ -162,10 +150,7 @@ pub struct ListView {
     pub port: String,
     pub counts: String,
     pub headers: Vec<SortHeader>,
-    /// (label, href or "" when disabled) of first / previous / next / last.
-    pub pager: Vec<(&'static str, String)>,
-    pub page: usize,
-    pub pages: usize,
+    pub pager: Pager,
     pub uppers: Vec<String>,
     /// (kind, words, associations)
     pub ends: Vec<(String, String, u64)>,
@@ -242,51 +227,30 @@ fn list_view(id: &str, d: &Digest, f: &Filter, p: &assoc_list::Page) -> ListView
         .map(|&(label, key, num, fig)| {
             let current = f.sort == key;
             let desc = if current { !f.desc } else { num && key != "id" };
-            SortHeader {
-                label,
-                def: Def::new(fig, label),
+            SortHeader::new(
+                label.to_string(),
+                Def::new(fig, label),
                 num,
-                href: link(f.query(Some((key, desc))), 0),
-                aria: match (current, f.desc) {
-                    (false, _) => "",
-                    (true, false) => "ascending",
-                    (true, true) => "descending",
-                },
-                arrow: match (current, f.desc) {
-                    (false, _) => "",
-                    (true, false) => " ▲",
-                    (true, true) => " ▼",
-                },
-            }
+                link(f.query(Some((key, desc))), 0),
+                current.then_some(f.desc),
+            )
         })
         .collect();
     let limit = f.limit.unwrap_or(assoc_list::MAX_PAGE_ROWS).max(1);
-    let matching = p.counts.matching;
-    let pages = matching.div_ceil(limit).max(1);
-    let page = p.offset / limit + 1;
     let q = f.query(None);
-    let last_off = (pages - 1) * limit;
-    let on = |cond: bool, off: usize| {
-        if cond {
-            link(q.clone(), off)
-        } else {
-            String::new()
-        }
-    };
-    let pager = vec![
-        ("first", on(p.offset > 0, 0)),
-        ("previous", on(p.offset > 0, p.offset.saturating_sub(limit))),
-        ("next", on(p.offset + limit < matching, p.offset + limit)),
-        ("last", on(p.offset + limit < matching, last_off)),
-    ];
+    let pager = Pager::new(
+        "association pages",
+        p.offset,
+        limit,
+        p.counts.matching,
+        |off| link(q.clone(), off),
+    );
     ListView {
         total: p.counts.total,
         port: f.port.map(|p| p.to_string()).unwrap_or_default(),
         counts: assoc_list::counts_text(p, f.filtered()),
         headers,
         pager,
-        page,
-        pages,
         uppers: assoc_list::upper_layers(&d.rows),
         ends: lifecycle::end_counts(&d.head, &d.ends)
             .into_iter()

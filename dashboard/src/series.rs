@@ -1,15 +1,32 @@
 //! Chart data as the browser gets it: point series decimated server-side (min/max per pixel
-//! bucket, every point of "keep all" series such as retransmissions and events kept) and joined on
-//! one sorted x axis, the layout uPlot draws.
+//! bucket; "keep all" series such as retransmissions and events keep every point up to a few per
+//! pixel column) and joined on one sorted x axis, the layout uPlot draws. The answer stays
+//! bounded by the requested width whatever the number of series: when the joined axis times the
+//! series would pass `CELLS_PER_PIXEL` cells per pixel, every series is reduced to the min and
+//! max of each column of a coarser grid shared by all (issue 16 part 1).
 
 use serde::Serialize;
 
 /// Most pixel buckets a request may ask for.
 pub const MAX_WIDTH: u32 = 4000;
 pub const DEFAULT_WIDTH: u32 = 1000;
-/// A "keep all" series keeps every point of the view up to this many; past it (a pathological
-/// capture) it is decimated like the others, which still marks every pixel column that has one.
-const KEEP_ALL_MAX: usize = 5_000;
+/// A "keep all" series keeps every point of the view while it has at most this many per pixel
+/// column on average; past it, this many per column (spread over the column's y values, the
+/// lowest and the highest among them).
+const KEEP_PER_COLUMN: usize = 8;
+/// Cells (x values times series) of an answer per pixel of width, at most: past it the series
+/// are joined on a grid of fewer columns.
+pub const CELLS_PER_PIXEL: usize = 16;
+/// Columns of the shared grid at least (fewer series beyond `MAX_SERIES` keep it readable).
+const MIN_COLUMNS: usize = 32;
+/// Series a chart sends at most (the first ones: the callers put the important series first);
+/// the others are named in `reduction`.
+pub const MAX_SERIES: usize = 48;
+
+/// Most cells (x values times series) an answer of `width` pixels holds.
+pub fn cell_budget(width: u32) -> usize {
+    CELLS_PER_PIXEL * (width as usize).max(256)
+}
 
 /// Colours of paths (and of associations on the compare page), in order.
 pub const PALETTE: [&str; 8] = [
@@ -19,6 +36,9 @@ pub const PALETTE: [&str; 8] = [
 pub fn color(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
+
+/// (x, y, frame)
+type Point = (f64, f64, Option<u64>);
 
 /// One series before decimation: (x, y, frame) points.
 pub struct Pts {
@@ -121,6 +141,10 @@ pub struct Chart {
     /// Labels of y values (e.g. relative TSN), shown in tooltips as is.
     pub note: Option<String>,
     pub decimated: bool,
+    /// What was reduced beyond min / max per pixel, in words ("retransmissions: at most 8 per
+    /// pixel column", "joined on 120 columns", "3 more series not shown").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduction: Option<String>,
     /// Charts of a page with the same group zoom and pan together (those with a time axis
     /// always do).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -170,8 +194,11 @@ fn decimate(p: &Pts, v: &View) -> (Vec<(f64, f64, Option<u64>)>, usize) {
     let in_view = &pts[start..end];
     let total = hi - lo;
     let buckets = v.width as usize;
-    if (p.keep_all && in_view.len() <= KEEP_ALL_MAX) || in_view.len() <= 2 * buckets {
+    if in_view.len() <= 2 * buckets || (p.keep_all && in_view.len() <= KEEP_PER_COLUMN * buckets) {
         return (in_view.to_vec(), total);
+    }
+    if p.keep_all {
+        return (per_column(in_view, v, buckets, KEEP_PER_COLUMN), total);
     }
     let span = v.to - v.from;
     let mut out = Vec::with_capacity(2 * buckets + 2);
@@ -210,6 +237,71 @@ fn decimate(p: &Pts, v: &View) -> (Vec<(f64, f64, Option<u64>)>, usize) {
     (out, total)
 }
 
+/// The pixel column (0 ..= buckets + 1: the neighbours outside the view at the ends) of `x`.
+fn column(x: f64, v: &View, buckets: usize) -> usize {
+    let span = v.to - v.from;
+    let b = (((x - v.from) / span) * buckets as f64).clamp(-1.0, buckets as f64) as isize;
+    (b + 1) as usize
+}
+
+/// At most `k` points per pixel column (`pts` in x order): all of a column that has no more,
+/// else `k` spread over its y order (the lowest and the highest among them), in x order.
+fn per_column(pts: &[Point], v: &View, buckets: usize, k: usize) -> Vec<Point> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < pts.len() {
+        let c = column(pts[start].0, v, buckets);
+        let mut end = start + 1;
+        while end < pts.len() && column(pts[end].0, v, buckets) == c {
+            end += 1;
+        }
+        let col = &pts[start..end];
+        if col.len() <= k {
+            out.extend_from_slice(col);
+        } else {
+            let mut by_y: Vec<usize> = (0..col.len()).collect();
+            by_y.sort_by(|&a, &b| col[a].1.total_cmp(&col[b].1));
+            let mut keep: Vec<usize> = (0..k)
+                .map(|j| by_y[j * (col.len() - 1) / (k - 1).max(1)])
+                .collect();
+            keep.sort_unstable();
+            keep.dedup();
+            out.extend(keep.into_iter().map(|i| col[i]));
+        }
+        start = end;
+    }
+    out
+}
+
+/// One series on the shared grid of `cols` columns over the view: per column, its lowest and
+/// highest point, at the column's first and second slot (a quarter and three quarters of the
+/// column) in their time order, frames kept.
+fn snap(pts: &[Point], v: &View, cols: usize) -> Vec<Point> {
+    let w = (v.to - v.from) / cols as f64;
+    let mut out: Vec<Point> = Vec::new();
+    let mut start = 0;
+    while start < pts.len() {
+        let c = column(pts[start].0, v, cols);
+        let mut end = start + 1;
+        while end < pts.len() && column(pts[end].0, v, cols) == c {
+            end += 1;
+        }
+        let col = &pts[start..end];
+        let lo = (0..col.len()).min_by(|&a, &b| col[a].1.total_cmp(&col[b].1));
+        let hi = (0..col.len()).max_by(|&a, &b| col[a].1.total_cmp(&col[b].1));
+        let x0 = v.from + (c as f64 - 1.0) * w;
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            let (a, b) = if lo <= hi { (lo, hi) } else { (hi, lo) };
+            out.push((x0 + 0.25 * w, col[a].1, col[a].2));
+            if b != a {
+                out.push((x0 + 0.75 * w, col[b].1, col[b].2));
+            }
+        }
+        start = end;
+    }
+    out
+}
+
 /// Makes the x values of one series strictly increasing (several chunks of one packet share a
 /// timestamp): each repeat moves by the smallest step that keeps the order, far below 1 ns.
 fn make_unique(pts: &mut [(f64, f64, Option<u64>)]) {
@@ -221,22 +313,63 @@ fn make_unique(pts: &mut [(f64, f64, Option<u64>)]) {
     }
 }
 
-/// Decimates every series and joins them on one x axis.
+/// Decimates every series and joins them on one x axis, within `cell_budget(width)` cells.
 pub fn build(
     title: impl Into<String>,
     x_label: &str,
     y_label: &str,
-    series: Vec<Pts>,
+    mut series: Vec<Pts>,
     view: View,
     full: [f64; 2],
 ) -> Chart {
+    let mut notes: Vec<String> = Vec::new();
+    if series.len() > MAX_SERIES {
+        let more = series.len() - MAX_SERIES;
+        series.truncate(MAX_SERIES);
+        notes.push(format!("{more} more series not shown"));
+    }
     let mut dec = Vec::with_capacity(series.len());
     let mut decimated = false;
+    let mut capped: Vec<&str> = Vec::new();
     for s in &series {
-        let (mut pts, total) = decimate(s, &view);
+        let (pts, total) = decimate(s, &view);
         decimated |= pts.len() < total;
-        make_unique(&mut pts);
+        if s.keep_all && pts.len() < total {
+            capped.push(&s.label);
+        }
         dec.push((pts, total));
+    }
+    if !capped.is_empty() {
+        notes.push(format!(
+            "{}: at most {KEEP_PER_COLUMN} points per pixel column",
+            capped.join(", ")
+        ));
+    }
+    // Every series has a cell per x of the joined axis: past the budget, one grid for all.
+    let budget = cell_budget(view.width);
+    // An empty series costs a cell per x too (a null).
+    let n = dec.len().max(1);
+    let joined = {
+        let mut x: Vec<f64> = dec.iter().flat_map(|d| d.0.iter().map(|p| p.0)).collect();
+        x.sort_by(f64::total_cmp);
+        x.dedup();
+        x.len()
+    };
+    if joined * n > budget {
+        // Two slots per column, the two neighbours outside the view of line series included.
+        let cols = (budget / (2 * n))
+            .saturating_sub(2)
+            .clamp(MIN_COLUMNS, view.width as usize);
+        for d in &mut dec {
+            d.0 = snap(&d.0, &view, cols);
+        }
+        decimated = true;
+        notes.push(format!(
+            "{n} series joined on {cols} columns (lowest and highest of each)"
+        ));
+    }
+    for d in &mut dec {
+        make_unique(&mut d.0);
     }
     let mut x: Vec<f64> = dec.iter().flat_map(|d| d.0.iter().map(|p| p.0)).collect();
     x.sort_by(f64::total_cmp);
@@ -280,6 +413,7 @@ pub fn build(
         lanes: Vec::new(),
         note: None,
         decimated,
+        reduction: (!notes.is_empty()).then(|| notes.join("; ")),
         zoom_group: None,
     }
 }
@@ -307,6 +441,87 @@ mod tests {
         assert!(ys.contains(&0.0) && ys.contains(&6.0));
         assert!(c.x.windows(2).all(|w| w[0] < w[1]));
         assert!(c.decimated);
+    }
+
+    /// Many series joined on one axis, keep-all ones with many points: the answer stays within
+    /// the cell budget of the width (x values times series), every series keeps its lowest and
+    /// highest value, series past `MAX_SERIES` are left out and said so.
+    #[test]
+    fn many_series_stay_within_the_width() {
+        let width = 800;
+        let make = |n: usize, keep: usize| {
+            let mut v = Vec::new();
+            for k in 0..n {
+                let mut p = Pts::new(format!("s{k}"), "points", "#000");
+                for i in 0..20_000u64 {
+                    // Each series its own x values (no two series share one).
+                    let x = (i as f64 + k as f64 / (n + 1) as f64) / 200.0;
+                    p.push(x, ((i * 7 + k as u64) % 1000) as f64, Some(i));
+                }
+                v.push(p);
+            }
+            for k in 0..keep {
+                let mut p = Pts::new(format!("rtx{k}"), "points", "#f00").keep_all();
+                for i in 0..50_000u64 {
+                    p.push(i as f64 / 500.0 + k as f64 * 1e-6, (i % 97) as f64, Some(i));
+                }
+                v.push(p);
+            }
+            // Empty series (no point in the view) cost a null per x all the same.
+            for k in 0..n.min(5) {
+                v.push(Pts::new(format!("empty{k}"), "step", "#999"));
+            }
+            v
+        };
+        let full = [0.0, 100.0];
+        let view = View::new(None, None, Some(width), full);
+        for (n, keep) in [(1, 0), (0, 1), (3, 3), (30, 10), (100, 10)] {
+            let c = build("t", "x", "y", make(n, keep), view, full);
+            let cells = c.x.len() * c.series.len();
+            assert!(
+                cells <= cell_budget(width),
+                "{n}+{keep} series: {} x {} = {cells} cells",
+                c.x.len(),
+                c.series.len()
+            );
+            assert!(c.series.len() <= MAX_SERIES);
+            for s in c.series.iter().filter(|s| !s.label.starts_with("empty")) {
+                let ys: Vec<f64> = s.y.iter().flatten().copied().collect();
+                let (lo, hi) = if s.label.starts_with("rtx") {
+                    (0.0, 96.0)
+                } else {
+                    (0.0, 999.0)
+                };
+                assert!(
+                    ys.contains(&lo) && ys.contains(&hi),
+                    "{}: {lo} {hi}",
+                    s.label
+                );
+            }
+            let bytes = serde_json::to_vec(&c).unwrap().len();
+            assert!(bytes < 1 << 20, "{n}+{keep} series: {bytes} bytes");
+            assert!(c.x.windows(2).all(|w| w[0] < w[1]));
+            let all = n + keep + n.min(5);
+            if all > MAX_SERIES {
+                let r = c.reduction.clone().unwrap_or_default();
+                assert!(
+                    r.contains(&format!("{} more series not shown", all - MAX_SERIES)),
+                    "{r}"
+                );
+            }
+        }
+        // A keep-all series alone keeps every point up to 8 per pixel column on average, then
+        // 8 per column.
+        let c = build("t", "x", "y", make(0, 1), view, full);
+        let kept = c.series[0].y.iter().flatten().count();
+        assert!(
+            kept <= 8 * (width as usize + 2) && kept >= width as usize,
+            "{kept}"
+        );
+        assert!(c
+            .reduction
+            .unwrap()
+            .contains("at most 8 points per pixel column"));
     }
 
     #[test]

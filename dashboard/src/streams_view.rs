@@ -12,10 +12,8 @@ use analyzer::stack::StackReport;
 use analyzer::streams::StreamReport;
 
 use crate::lifecycle::{endpoint_label, event_words, name_endpoints};
+use crate::table_page::TableView;
 use crate::views::{opt, pct, secs, NONE};
-
-/// Most stream rows shown per direction.
-pub const MAX_STREAM_ROWS: usize = 50;
 
 /// One row of a direction's streams table.
 pub struct StreamRow {
@@ -39,10 +37,11 @@ pub struct StreamRow {
 pub struct StreamsDir {
     pub sender: u8,
     pub title: String,
+    /// The rows of the page shown.
     pub rows: Vec<StreamRow>,
-    /// Streams not shown (past `MAX_STREAM_ROWS`).
-    pub more: usize,
     pub total: usize,
+    /// Page, sort and search of the table (`streams{sender}_offset`, ...).
+    pub table: TableView,
 }
 
 /// What one endpoint announced: label, OS, MIS, usable outgoing streams, streams added.
@@ -146,7 +145,11 @@ fn stream_row(s: &StreamReport) -> StreamRow {
     }
 }
 
-fn streams_dir(a: &AssocReport, d: &DirectionReport) -> StreamsDir {
+fn streams_dir(
+    a: &AssocReport,
+    d: &DirectionReport,
+    (idx, table): (Vec<usize>, TableView),
+) -> StreamsDir {
     StreamsDir {
         sender: d.sender,
         title: format!(
@@ -154,14 +157,13 @@ fn streams_dir(a: &AssocReport, d: &DirectionReport) -> StreamsDir {
             endpoint_label(a, d.sender),
             endpoint_label(a, 1 - (d.sender & 1))
         ),
-        rows: d
-            .streams
+        rows: idx
             .iter()
-            .take(MAX_STREAM_ROWS)
+            .filter_map(|&i| d.streams.get(i))
             .map(stream_row)
             .collect(),
-        more: d.streams.len().saturating_sub(MAX_STREAM_ROWS),
         total: d.streams.len(),
+        table,
     }
 }
 
@@ -180,7 +182,12 @@ pub fn upper_layer(a: &AssocReport) -> UpperView {
     }
 }
 
-pub fn streams_section(a: &AssocReport) -> StreamsSection {
+/// The Streams section; `pages(sender)`: the rows (positions in the direction's list) and the
+/// view of that direction's streams table.
+pub fn streams_section(
+    a: &AssocReport,
+    mut pages: impl FnMut(u8) -> (Vec<usize>, TableView),
+) -> StreamsSection {
     let opt16 = |v: Option<u16>| opt(v);
     StreamsSection {
         upper: upper_layer(a),
@@ -197,7 +204,11 @@ pub fn streams_section(a: &AssocReport) -> StreamsSection {
                 added_out: n.added_out,
             })
             .collect(),
-        dirs: a.directions.iter().map(|d| streams_dir(a, d)).collect(),
+        dirs: a
+            .directions
+            .iter()
+            .map(|d| streams_dir(a, d, pages(d.sender)))
+            .collect(),
     }
 }
 

@@ -598,6 +598,7 @@ pub fn study_charts(r: &StudyReport) -> Vec<(String, Result<Chart, String>)> {
             note: (!other_x.is_empty())
                 .then(|| format!("rows with x {} are in the table only", other_x.join(", "))),
             decimated: false,
+            reduction: None,
             zoom_group: Some("study".into()),
         };
         out.push((m.to_string(), Ok(chart)));

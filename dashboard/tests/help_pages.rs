@@ -112,7 +112,7 @@ async fn labels_link_to_the_help_page_and_identifiers_read_as_words() {
     }
     let a = page(&app, &format!("/captures/{fo_id}/associations/0")).await;
     assert!(
-        a.contains("<a class=\"def\" href=\"/help#fig-outage_start\" title=\"s — First original on the old path"),
+        a.contains("href=\"/help#fig-outage_start\" title=\"s — First original on the old path"),
         "the outage start label carries unit and meaning"
     );
 

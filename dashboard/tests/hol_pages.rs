@@ -67,7 +67,7 @@ async fn hol_blocking_of_the_multistream_loss_run_at_the_receiver() {
     let table = element(&text, &format!("id=\"streams-{sender}\""), "</table>");
     assert!(
         table.contains("href=\"/help#fig-hol_blocked\"")
-            && table.contains(">HOL blocked (max ms)</a></th>"),
+            && table.contains(">HOL blocked (max ms)</a>"),
         "{table}"
     );
     assert_eq!(

@@ -42,6 +42,10 @@ fn every_path(id: &str, assocs: &[usize]) -> Vec<String> {
     ];
     for n in assocs {
         v.push(format!("/captures/{id}/associations/{n}"));
+        v.push(format!("/api/captures/{id}/associations/{n}"));
+        v.push(format!(
+            "/api/captures/{id}/associations/{n}/tables/failovers?sort=failover_ms&order=desc"
+        ));
     }
     for kind in ["tsn", "rtt", "sack_delay", "throughput", "timeline"] {
         for n in assocs {
