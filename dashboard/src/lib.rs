@@ -240,21 +240,12 @@ impl AppState {
         if let Some(v) = self.inner.compare_dirs.get(&id.to_string(), false) {
             return Ok(v);
         }
-        let (path, d2) = (self.store().report_path(id), d.clone());
-        let dirs = tokio::task::spawn_blocking(move || {
-            let mut out = Vec::new();
-            d2.each_assoc(&path, |a| {
+        let dirs = self
+            .walk_assocs(id, d, Vec::new(), |out, a| {
                 out.extend(compare_charts::compare_dirs(&a));
                 true
             })
-            .map(|()| out)
-        })
-        .await
-        .map_err(AppError::internal)?
-        .map_err(|e| {
-            tracing::error!("{id}: reading the associations from the report: {e}");
-            AppError::Internal("reading the stored report failed".into())
-        })?;
+            .await?;
         let dirs = Arc::new(dirs);
         self.inner.compare_dirs.put(id.to_string(), dirs.clone());
         Ok(dirs)
@@ -267,22 +258,33 @@ impl AppState {
         d: &Arc<Digest>,
         directions: usize,
     ) -> Result<Vec<AssocReport>, AppError> {
-        let (path, d2) = (self.store().report_path(id), d.clone());
-        tokio::task::spawn_blocking(move || {
-            let (mut out, mut n) = (Vec::new(), 0);
-            d2.each_assoc(&path, |a| {
-                n += a.directions.len();
+        let (out, _) = self
+            .walk_assocs(id, d, (Vec::new(), 0), move |(out, n), a| {
+                *n += a.directions.len();
                 out.push(a);
-                n < directions
+                *n < directions
             })
-            .map(|()| out)
-        })
-        .await
-        .map_err(AppError::internal)?
-        .map_err(|e| {
-            tracing::error!("{id}: reading the associations from the report: {e}");
-            AppError::Internal("reading the stored report failed".into())
-        })
+            .await?;
+        Ok(out)
+    }
+
+    /// Folds the associations of capture `id`'s stored report into `acc`, one at a time on a
+    /// blocking thread, while `f` returns true.
+    async fn walk_assocs<T: Send + 'static>(
+        &self,
+        id: &str,
+        d: &Arc<Digest>,
+        mut acc: T,
+        mut f: impl FnMut(&mut T, AssocReport) -> bool + Send + 'static,
+    ) -> Result<T, AppError> {
+        let (path, d2) = (self.store().report_path(id), d.clone());
+        tokio::task::spawn_blocking(move || d2.each_assoc(&path, |a| f(&mut acc, a)).map(|()| acc))
+            .await
+            .map_err(AppError::internal)?
+            .map_err(|e| {
+                tracing::error!("{id}: reading the associations from the report: {e}");
+                AppError::Internal("reading the stored report failed".into())
+            })
     }
 
     /// The chart rows of association `assoc` (all associations when `None`), cached.
