@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from . import CaptureError, _native, analyze
 
-__all__ = ["FleetResult", "Job", "analyse_job", "partition_value", "plan", "read_table", "run"]
+__all__ = ["FleetResult", "Job", "analyse_job", "partition_value", "plan", "run"]
 
 # Bytes read at a time when hashing a capture.
 _HASH_BLOCK = 1 << 20
@@ -74,10 +74,6 @@ class FleetResult:
     attempts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
-    @property
-    def captures(self) -> int:
-        return len(self.analysed) + len(self.skipped)
-
 
 def _options(
     tcp: bool, chunks: bool, sctp_udp_ports: Sequence[int], deadline_ms: float | None
@@ -91,11 +87,9 @@ def _options(
 
 
 def partition_value(name: str) -> str:
-    """The CLI's partition value of a capture (``frames::partition_value``): its file name with
-    every character but ASCII letters, digits, ``.``, ``_`` and ``-`` made ``_`` (the tests
-    compare the partition folders with the CLI's)."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1] or name
-    return "".join(c if (c.isascii() and c.isalnum()) or c in "._-" else "_" for c in base)
+    """The CLI's partition value of a capture (``capture=<value>``): the Rust
+    ``frames::partition_value`` itself."""
+    return _native.partition_value(name)
 
 
 def _is_uri(s: str) -> bool:
@@ -229,7 +223,8 @@ class _Manifest:
         if job.uri is not None:
             return None
         try:
-            return [[f, os.stat(f).st_size, os.stat(f).st_mtime_ns] for f in job.files]
+            stats = [(f, os.stat(f)) for f in job.files]
+            return [[f, st.st_size, st.st_mtime_ns] for f, st in stats]
         except OSError:
             return None
 
@@ -266,7 +261,6 @@ def analyse_job(job: Job, key: str, out: str, options: dict[str, Any]) -> dict[s
     started = time.time()
     tmp_root = outp / _STATE / "tmp" / f"{key}-{uuid.uuid4().hex}"
     local_files = list(job.files)
-    cleanup: list[Path] = [tmp_root]
     try:
         if job.uri is not None:
             # The analyzer reads local files: the object is copied beside the output first.
@@ -323,8 +317,7 @@ def analyse_job(job: Job, key: str, out: str, options: dict[str, Any]) -> dict[s
         _write_atomic(_done_path(outp, key), json.dumps(record).encode())
         return record
     finally:
-        for p in cleanup:
-            shutil.rmtree(p, ignore_errors=True)
+        shutil.rmtree(tmp_root, ignore_errors=True)
 
 
 def _load_record(out: Path, key: str) -> dict[str, Any] | None:
@@ -435,13 +428,3 @@ def _attempts(out: Path, key: str) -> int:
         return len(os.listdir(out / _STATE / "attempts" / key))
     except OSError:
         return 0
-
-
-def read_table(out: str | os.PathLike[str], table: str) -> Any:
-    """One table of every capture as one polars DataFrame (``capture`` column from the
-    partitions)."""
-    import polars as pl
-
-    return pl.read_parquet(
-        Path(out) / table / "**" / "*.parquet", hive_partitioning=True, hive_schema={"capture": pl.String}
-    )

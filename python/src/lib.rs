@@ -216,6 +216,13 @@ fn failed_report(file: &str, error: String) -> PyResult<String> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The partition value the CLI gives a capture in its hive-partitioned tables
+/// (`capture=<value>`, `frames::partition_value`).
+#[pyfunction]
+fn partition_value(name: &str) -> String {
+    analyzer::frames::partition_value(name)
+}
+
 /// The analyzer in Python: see the `sctp_analyzer` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -223,6 +230,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_many, m)?)?;
     m.add_function(wrap_pyfunction!(captures, m)?)?;
     m.add_function(wrap_pyfunction!(failed_report, m)?)?;
+    m.add_function(wrap_pyfunction!(partition_value, m)?)?;
     m.add_class::<ArrowTable>()?;
     m.add("REPORT_VERSION", analyzer::report::VERSION)?;
     m.add("UDP_PORT", analyzer::analyze::SCTP_UDP_PORT)?;
