@@ -48,7 +48,7 @@ if [ -x dashboard/browser-tests/run.sh ]; then
 fi
 echo "== reviewer's lab scoring (informational; the gate is analyzer/tests/lab_truth.rs)"
 if [ -f ../shared/captures/lab/dev-list.txt ] && [ -f ../shared/lab/score_lab.py ]; then
-  cargo build --workspace --bin sctp-analyzer
+  cargo test -q --workspace --no-run
   # ctrl_ibit_pmr1_rtomin30_d5 expects the configured 200 ms SACK delay, but the I-bit makes
   # every SACK immediate there (the delayed-SACK timer never fired): it cannot be measured.
   python3 ../shared/lab/score_lab.py "${CARGO_TARGET_DIR:-target}/debug/sctp-analyzer" ../shared/captures/lab/dev-list.txt \

@@ -2,7 +2,7 @@
 //! captures: the sample traces (always), and the public captures of `../shared` (skipped when
 //! absent) whose figures were checked against tshark.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

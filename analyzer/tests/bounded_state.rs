@@ -1,7 +1,7 @@
 //! State that must stay bounded over long captures: associations that ended and were reported
 //! (streaming) neither count toward the association bound nor keep their index entries.
 
-mod common;
+use crate::common;
 
 use analyzer::analyze::{analyze_reader_streaming, Options};
 use analyzer::assoc::TrackerLimits;

@@ -4,7 +4,7 @@
 //! cases (1,000,000 verification tags, 100,000 chunks in one packet) are built here, with the
 //! same layout as `generate.py --big` writes them, instead of being committed.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

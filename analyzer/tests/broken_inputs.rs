@@ -1,7 +1,7 @@
 //! Broken inputs give clear errors or warnings naming the offset, never a panic, and keep what
 //! was read before the problem; the CLI's exit status says which captures failed.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Command;

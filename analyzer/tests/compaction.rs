@@ -1,7 +1,7 @@
 //! Summarising an association when it ends and dropping its detail (bounded memory) must not
 //! change a single reported figure.
 
-mod common;
+use crate::common;
 
 use analyzer::analyze::{analyze_file, Options};
 use analyzer::report::CaptureReport;

@@ -4,7 +4,7 @@
 //! there, on the lab's development set. At least one claim must be made (a test that claims
 //! nothing proves nothing). The Linux runs are scored in `lab_linux_truth`.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! arrivals). Both captures of each run are scored: the receiver's from DATA arrivals, the
 //! sender's from SACKs. The table is printed; every figure must be within its tolerance.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! a field it does not have yet) and asserts every check except those in [`KNOWN_FAILURES`]; a
 //! listed check that passes fails the test too, so that each fix removes its entry.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -3,7 +3,7 @@
 //! (capture, figure, truth, inferred, error) and fails when a figure leaves its tolerance.
 //! Runs on `sample-traces/` and, when present, on `../shared/captures/lab`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

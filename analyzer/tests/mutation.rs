@@ -1,7 +1,7 @@
 //! Robustness: the whole analyzer on randomly corrupted and truncated real captures never
 //! panics and always returns an analysis (problems become warnings).
 
-mod common;
+use crate::common;
 
 use analyzer::analyze::{analyze_reader, Options};
 use analyzer::capture::CaptureReader;

@@ -2,7 +2,7 @@
 //! chunk row: the pass over every sample trace, and over corrupted ones (warnings between
 //! packets), gives the same report with and without it.
 
-mod common;
+use crate::common;
 
 use analyzer::analyze::{analyze_reader, CaptureAnalysis, Options};
 use analyzer::capture::CaptureReader;

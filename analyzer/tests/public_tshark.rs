@@ -1,7 +1,7 @@
 //! Per-type chunk totals and association counts on the public captures of `../shared`, checked
 //! against tshark (skipped when `../shared` or tshark is absent).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::process::Command;

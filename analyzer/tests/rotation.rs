@@ -2,7 +2,7 @@
 //! rotation gives the analysis of the unsplit capture; a file missing from the rotation is a
 //! capture gap, told, and no failover time is measured across it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -5,7 +5,7 @@
 //!
 //! Sample traces are always there; `../shared` captures are checked when present.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

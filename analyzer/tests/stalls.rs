@@ -5,7 +5,7 @@
 //! dropped packets: it cannot tell them from a loss), and no stall at all on every other sample
 //! trace, lab run and public capture (`../shared`, when present), none of which stalls.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -3,7 +3,7 @@
 //! -e sctp.data_sid`, run here when installed) and against upper layers checked by hand (tshark's
 //! dissectors, tcpdump's for ForCES), and the sample traces (always present).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

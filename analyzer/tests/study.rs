@@ -3,7 +3,7 @@
 //! truth files); each row is recomputed here from the captures' JSON reports, independently of
 //! `study::samples`, and the CLI's JSON output must equal the library's.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -10,7 +10,7 @@
 //!
 //! Both skip cleanly when `../shared` (or `/work/shared`) or tshark is missing.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

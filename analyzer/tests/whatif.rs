@@ -3,7 +3,7 @@
 //! packet carries that condition, and the lab shows why (the run with the proposed RTO.min had a
 //! spurious failover that the base run did not).
 
-mod common;
+use crate::common;
 
 use analyzer::report::CaptureReport;
 use serde_json::Value;

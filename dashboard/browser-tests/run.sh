@@ -43,7 +43,8 @@ if [ -z "$hol_capture" ] && [ -f "$root/sample-traces/hol_s4_loss2_receiver.pcap
   hol_capture=$root/sample-traces/hol_s4_loss2_receiver.pcap
 fi
 
-cargo build --workspace --bin sctp-dashboard
+# The binaries as `cargo test --workspace` built them: the same features, so no second polars.
+cargo test -q --workspace --no-run
 bin="${CARGO_TARGET_DIR:-$root/target}/debug/sctp-dashboard"
 
 work=$(mktemp -d)
@@ -58,7 +59,6 @@ fi
 # (dashboard/examples/many_associations.rs).
 many_capture=${MANY_CAPTURE:-}
 if [ -z "$many_capture" ]; then
-  cargo build -p dashboard --example many_associations
   many_capture=$work/many_associations.pcap
   "${CARGO_TARGET_DIR:-$root/target}/debug/examples/many_associations" "$many_capture" "${MANY_ASSOCIATIONS:-10000}"
 fi

@@ -30,7 +30,8 @@ if ! command -v wrk >/dev/null 2>&1; then
   fi
 fi
 
-cargo build -q -p dashboard --bin sctp-dashboard
+# The binaries as `cargo test --workspace` built them: the same features, so no second polars.
+cargo test -q --workspace --no-run
 bin="${CARGO_TARGET_DIR:-target}/debug/sctp-dashboard"
 work=$(mktemp -d)
 server=""

@@ -3,7 +3,7 @@
 //! parameters (`timeouts0_offset`, `_limit`, `_sort`, `_order`, `_q`), links that keep the other
 //! tables' state, 400 on bad parameters, and the API's table and association endpoints.
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed, element, get, get_json, many, open, unescape};
 

@@ -1,7 +1,7 @@
 //! One source for what the figures mean: the README's "Figures and names" section is what
 //! `docs/definitions.toml` gives (`dashboard::help::readme_section`), and every METRICS.md
 //! section the file names is a heading of `../shared/METRICS.md` (when that file is present).
-//! `UPDATE_DEFINITIONS=1 cargo test -p dashboard --test definitions` rewrites the README section.
+//! `UPDATE_DEFINITIONS=1 cargo test --workspace --test pages definitions::` rewrites the README section.
 
 use std::path::{Path, PathBuf};
 
@@ -35,8 +35,8 @@ fn readme_section_is_generated_from_the_definitions() {
             .unwrap_or(have.lines().count().min(want.lines().count()));
         panic!(
             "README.md's \"Figures and names\" differs from docs/definitions.toml at line {} of \
-             the section:\n  README: {:?}\n  file:   {:?}\nrun UPDATE_DEFINITIONS=1 cargo test -p \
-             dashboard --test definitions",
+             the section:\n  README: {:?}\n  file:   {:?}\nrun UPDATE_DEFINITIONS=1 cargo test \
+             --workspace --test pages definitions::",
             line + 1,
             have.lines().nth(line),
             want.lines().nth(line)

@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::Router;
 use serde_json::Value;
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed_sample, element, get, get_json, open, unescape};
 

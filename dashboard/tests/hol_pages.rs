@@ -6,7 +6,7 @@
 
 use axum::http::StatusCode;
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed_sample, element, get, open, unescape};
 

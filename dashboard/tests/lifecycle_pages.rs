@@ -12,7 +12,7 @@ use analyzer::sctp::crc32c;
 use axum::http::StatusCode;
 use serde_json::Value;
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed, element, get, get_json, open, public_capture, unescape};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use axum::http::StatusCode;
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed, element, get, get_json, open, unescape};
 

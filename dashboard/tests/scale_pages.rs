@@ -3,7 +3,7 @@
 //! table of `bench/dashboard.sh --many`) and every size asserted under 1 MB; pagination,
 //! sorting and filtering of the association list, pages and API alike.
 
-mod pages_common;
+use crate::pages_common;
 
 use std::time::Instant;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use axum::http::StatusCode;
 
-mod pages_common;
+use crate::pages_common;
 
 use pages_common::{analysed, element, get, open, public_capture, unescape};
 

@@ -1,0 +1,27 @@
+//! The analyzer's integration tests, one module per subject, linked into one test binary:
+//! each binary links polars, so one binary instead of twenty saves CI gigabytes of disk and
+//! minutes of linking. `cargo test --workspace --test integration lab_truth::` runs one module.
+//! (The insta snapshots keep their own binary, `report_snapshots`: their file names carry it.)
+
+mod common;
+
+mod accounting;
+mod bounded_state;
+mod broken_corpus;
+mod broken_inputs;
+mod compaction;
+mod fuzz_regressions;
+mod heartbeat_truth;
+mod hol_truth;
+mod lab_linux_truth;
+mod lab_truth;
+mod mutation;
+mod pipeline;
+mod public_tshark;
+mod rotation;
+mod stack_id;
+mod stalls;
+mod streams;
+mod study;
+mod tcp_lab;
+mod whatif;
