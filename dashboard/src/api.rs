@@ -161,7 +161,8 @@ pub const LIST_LIMIT: usize = 100;
 /// Associations of `GET /api/captures/{id}` unless `limit` says otherwise (fewer when they pass
 /// `RESULT_BUDGET` bytes).
 pub const RESULT_LIMIT: usize = 50;
-/// Bytes of association JSON `GET /api/captures/{id}` sends unless `limit` is given.
+/// Bytes of association JSON `GET /api/captures/{id}` sends unless `limit` is given (the
+/// default of `Config::result_budget`).
 pub const RESULT_BUDGET: usize = 768 << 10;
 
 /// (offset, limit: None for `all`, whether the client gave a limit).
@@ -253,7 +254,10 @@ pub async fn associations(
 /// megabytes; parsing and writing it again took hundreds of ms). A larger one is paginated:
 /// `result.associations` and `result.tcp_flows` hold `limit` (default 50, fewer past 768 KB
 /// unless `limit` is given; `all` for everything) from `offset`, `result.comparison` the rows of
-/// those, and `page` says which (`offset`, `limit`, `returned`, `total`, `next_offset`).
+/// those, and `page` says which (`offset`, `limit`, `returned`, `total`, `next_offset`). A report
+/// past `RESULT_BUDGET` bytes is paginated whatever its number of associations, and without a
+/// `limit` an association alone past it is skipped (`page.skipped`, `page.note`: ask with
+/// `offset=N&limit=1`), so that no answer passes 1 MB unless the client asks for more.
 pub async fn get(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -264,7 +268,14 @@ pub async fn get(
     if let Some(d) = &e.digest {
         let fits = |n: usize| limit.is_none_or(|l| n <= l);
         // The comparison rows follow the associations and flows (two at most per direction).
-        let whole = offset == 0 && fits(d.associations()) && fits(d.head.tcp_flows.len());
+        let path = state.store().report_path(&e.meta.id);
+        // Unless the client asked for a number, a report past the budget is paged even with few
+        // associations (one association of a long outage can hold thousands of timeouts).
+        let small = given
+            || tokio::fs::metadata(&path)
+                .await
+                .is_ok_and(|m| m.len() <= state.config().result_budget as u64);
+        let whole = offset == 0 && small && fits(d.associations()) && fits(d.head.tcp_flows.len());
         if !whole {
             let st = state.clone();
             let (e2, d2) = (e.clone(), d.clone());
@@ -274,7 +285,6 @@ pub async fn get(
             .await
             .map_err(AppError::internal)?;
         }
-        let path = state.store().report_path(&e.meta.id);
         let report = tokio::fs::read(&path).await.map_err(|err| {
             tracing::error!("{id}: reading the stored report: {err}");
             AppError::Internal("reading the stored report failed".into())
@@ -323,6 +333,8 @@ fn paged_result(
         AppError::Internal("reading the stored report failed".into())
     };
     let mut stored = Vec::new().into_iter();
+    // The association (index, bytes) that alone passes the budget, when the page stops at it.
+    let mut over: Option<(usize, usize)> = None;
     for i in a0..a1 {
         let bytes = match stored.next() {
             Some(b) => b,
@@ -334,7 +346,11 @@ fn paged_result(
                     .ok_or_else(|| AppError::Internal("empty read".into()))?
             }
         };
-        if !given && returned > 0 && assocs.len() + bytes.len() > RESULT_BUDGET {
+        if !given && assocs.len() + bytes.len() > state.config().result_budget {
+            // Even the first: the page then holds none and says which one to ask for alone.
+            if returned == 0 {
+                over = Some((i, bytes.len()));
+            }
             break;
         }
         if returned > 0 {
@@ -359,8 +375,10 @@ fn paged_result(
             }
         })
         .collect();
-    let next = a0 + returned;
-    let page = json!({
+    // An association alone past the budget is skipped (named in `note`, `skipped`): paging on
+    // goes past it instead of asking for it again.
+    let next = a0 + returned + usize::from(over.is_some());
+    let mut page = json!({
         "offset": offset,
         "limit": limit,
         "returned": {
@@ -376,6 +394,14 @@ fn paged_result(
         "next_offset": (next < d.associations() || t1 < r.tcp_flows.len())
             .then_some(next.max(t1)),
     });
+    if let Some((i, bytes)) = over {
+        page["skipped"] = json!([i]);
+        page["note"] = json!(format!(
+            "association at offset {i} is {bytes} bytes of JSON, past the {}-byte page: ask \
+             for it with offset={i}&limit=1",
+            state.config().result_budget
+        ));
+    }
     let mut out = serde_json::to_vec(&entry_json(state, e, false)).map_err(AppError::internal)?;
     out.pop(); // '}'
     let mut v = serde_json::to_vec(&*head).map_err(AppError::internal)?;
@@ -446,8 +472,9 @@ pub async fn assoc_chart(
         .assoc_data(&id, Some(a.id as u32), d.head.duration_s)
         .await?;
     let sender = charts::pick_sender(&a, p.sender);
-    let chart = charts::assoc_chart(&kind, &data, &a, sender, p.from, p.to, p.width)
+    let mut chart = charts::assoc_chart(&kind, &data, &a, sender, p.from, p.to, p.width)
         .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
+    chart.fit_marks();
     Ok(Json(chart).into_response())
 }
 
@@ -465,9 +492,10 @@ pub async fn compare_chart(
     }
     let data = state.assoc_data(&id, None, d.head.duration_s).await?;
     let dirs = state.compare_dirs(&id, &d).await?;
-    let chart =
+    let mut chart =
         crate::compare_charts::compare_chart(&kind, &data, &dirs, &d.head, p.from, p.to, p.width)
             .ok_or_else(|| AppError::NotFound(format!("chart {kind}")))?;
+    chart.fit_marks();
     Ok(Json(chart).into_response())
 }
 

@@ -74,6 +74,9 @@ pub struct Config {
     /// The sample traces directory (`--samples`): its folders of captures are the Studies
     /// page's capture sets.
     pub samples: Option<PathBuf>,
+    /// Bytes of association JSON `GET /api/captures/{id}` sends unless the client gives a
+    /// `limit` (`api::RESULT_BUDGET`).
+    pub result_budget: usize,
 }
 
 impl Config {
@@ -84,6 +87,7 @@ impl Config {
             analysis_workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             token: None,
             samples: None,
+            result_budget: api::RESULT_BUDGET,
         }
     }
 }

@@ -22,6 +22,9 @@ const MIN_COLUMNS: usize = 32;
 /// Series a chart sends at most (the first ones: the callers put the important series first);
 /// the others are named in `reduction`.
 pub const MAX_SERIES: usize = 48;
+/// Markers (events) and bands a chart sends at most: past it, those of one kind (and lane) that
+/// fall in the same column of a grid over the view are sent as one, labelled with their count.
+pub const MAX_MARKS: usize = 400;
 
 /// Most cells (x values times series) an answer of `width` pixels holds.
 pub fn cell_budget(width: u32) -> usize {
@@ -149,6 +152,138 @@ pub struct Chart {
     /// always do).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub zoom_group: Option<String>,
+    /// Pixel width the answer was built for (`fit_marks`).
+    #[serde(skip)]
+    pub width: u32,
+}
+
+impl Chart {
+    /// Bounds the markers and bands by the view (issue 16 part 1): on a time axis those outside
+    /// the range are left out and bands are cut to it; past `MAX_MARKS` markers (bands), the ones
+    /// of one kind (and lane) in the same column of a grid over the view become one, labelled
+    /// with how many it stands for ("37 × T3-rtx timeout on ...: first at ..."), and
+    /// `reduction` says so. A pixel column cannot show two markers apart anyway.
+    pub fn fit_marks(&mut self) {
+        let [from, to] = self.range;
+        if self.time_axis {
+            self.events.retain(|e| e.t >= from && e.t <= to);
+            self.bands.retain(|b| b.to >= from && b.from <= to);
+            for b in &mut self.bands {
+                b.from = b.from.max(from);
+                b.to = b.to.min(to);
+            }
+        }
+        let mut notes: Vec<String> = self.reduction.take().into_iter().collect();
+        if self.events.len() > MAX_MARKS {
+            let before = self.events.len();
+            let cols;
+            (self.events, cols) =
+                group_events(std::mem::take(&mut self.events), self.range, self.width);
+            notes.push(format!(
+                "{before} markers shown as {} (those of one kind within 1/{cols} of the view \
+                 together)",
+                self.events.len()
+            ));
+        }
+        if self.bands.len() > MAX_MARKS {
+            let before = self.bands.len();
+            let cols;
+            (self.bands, cols) =
+                group_bands(std::mem::take(&mut self.bands), self.range, self.width);
+            notes.push(format!(
+                "{before} bands shown as {} (those of one kind and lane starting within \
+                 1/{cols} of the view joined)",
+                self.bands.len()
+            ));
+        }
+        self.reduction = (!notes.is_empty()).then(|| notes.join("; "));
+    }
+}
+
+/// Columns of the grid markers (bands) are grouped on: as many as fit `MAX_MARKS` when each of
+/// `kinds` (kind, lane) pairs fills every column, and no more than the pixels.
+fn grid_columns(kinds: usize, width: u32) -> usize {
+    (MAX_MARKS / kinds.max(1)).min(width as usize).max(1)
+}
+
+/// The grid column of `t` over `range` with `cols` columns.
+fn grid_column(t: f64, [from, to]: [f64; 2], cols: usize) -> usize {
+    let span = (to - from).max(1e-12);
+    (((t - from) / span * cols as f64).max(0.0) as usize).min(cols - 1)
+}
+
+/// Groups items by key in first-seen order: each group's first item, how many it stands for.
+fn group_by<T, K: std::hash::Hash + Eq>(items: Vec<T>, key: impl Fn(&T) -> K) -> Vec<(T, usize)> {
+    let mut at: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    let mut out: Vec<(T, usize)> = Vec::new();
+    for it in items {
+        match at.entry(key(&it)) {
+            std::collections::hash_map::Entry::Occupied(o) => out[*o.get()].1 += 1,
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(out.len());
+                out.push((it, 1));
+            }
+        }
+    }
+    out
+}
+
+/// Markers of one kind in one grid column become the first of them, labelled with the count.
+fn group_events(mut events: Vec<Event>, range: [f64; 2], width: u32) -> (Vec<Event>, usize) {
+    events.sort_by(|a, b| a.t.total_cmp(&b.t));
+    let mut kinds: Vec<&'static str> = events.iter().map(|e| e.kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let cols = grid_columns(kinds.len(), width);
+    let out = group_by(events, |e| (e.kind, grid_column(e.t, range, cols)))
+        .into_iter()
+        .map(|(mut e, n)| {
+            if n > 1 {
+                e.label = format!("{n} × {} (the first at {:.6} s)", e.label, e.t);
+                e.short = e.short.map(|s| format!("{n} × {s}"));
+            }
+            e
+        })
+        .collect();
+    (out, cols)
+}
+
+/// Bands of one kind and lane that start in one grid column join into one, from the first's
+/// start to the latest end, labelled with the count.
+fn group_bands(mut bands: Vec<Band>, range: [f64; 2], width: u32) -> (Vec<Band>, usize) {
+    bands.sort_by(|a, b| a.from.total_cmp(&b.from));
+    let mut kinds: Vec<(&'static str, usize, bool)> = bands
+        .iter()
+        .map(|b| (b.kind, b.lane, b.full_height))
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let cols = grid_columns(kinds.len(), width);
+    let key = |b: &Band| {
+        (
+            b.kind,
+            b.lane,
+            b.full_height,
+            grid_column(b.from, range, cols),
+        )
+    };
+    // The latest end of each group, before the groups are reduced to their first band.
+    let mut ends: std::collections::HashMap<_, f64> = std::collections::HashMap::new();
+    for b in &bands {
+        let e = ends.entry(key(b)).or_insert(b.to);
+        *e = e.max(b.to);
+    }
+    let out = group_by(bands, key)
+        .into_iter()
+        .map(|(mut b, n)| {
+            b.to = ends[&key(&b)];
+            if n > 1 {
+                b.label = format!("{n} × {} (the first from {:.6} s)", b.label, b.from);
+            }
+            b
+        })
+        .collect();
+    (out, cols)
 }
 
 /// The requested view: x range and pixel width.
@@ -415,6 +550,7 @@ pub fn build(
         decimated,
         reduction: (!notes.is_empty()).then(|| notes.join("; ")),
         zoom_group: None,
+        width: view.width,
     }
 }
 
@@ -522,6 +658,79 @@ mod tests {
             .reduction
             .unwrap()
             .contains("at most 8 points per pixel column"));
+    }
+
+    /// Thousands of markers and bands (a flapping path's failovers and timeouts): those outside
+    /// the view are left out, the rest stay within `MAX_MARKS`, one per kind and grid column,
+    /// each group's first with its count; the counts add up to what was in the view.
+    #[test]
+    fn markers_and_bands_stay_within_the_view_and_the_cap() {
+        let full = [0.0, 100.0];
+        let view = View::new(Some(10.0), Some(60.0), Some(1000), full);
+        let mut c = build("t", "x", "y", Vec::new(), view, full);
+        for i in 0..20_000u64 {
+            let t = i as f64 / 200.0;
+            let kind = ["timeout", "failover", "failback"][i as usize % 3];
+            c.events.push(Event {
+                t,
+                kind,
+                label: format!("{kind} {i}"),
+                frame: Some(i),
+                short: None,
+            });
+            c.bands.push(Band {
+                from: t,
+                to: t + 0.004,
+                lane: (i % 2) as usize,
+                kind: "outage",
+                label: format!("outage {i}"),
+                full_height: false,
+            });
+        }
+        let in_view = |t: f64| (10.0..=60.0).contains(&t);
+        let events_in_view = (0..20_000u64)
+            .filter(|i| in_view(*i as f64 / 200.0))
+            .count();
+        c.fit_marks();
+        assert!(c.events.len() <= MAX_MARKS, "{}", c.events.len());
+        assert!(c.bands.len() <= MAX_MARKS, "{}", c.bands.len());
+        assert!(c.events.iter().all(|e| in_view(e.t)));
+        assert!(c.bands.iter().all(|b| b.from >= 10.0 && b.to <= 60.0));
+        let count = |label: &str| {
+            label
+                .split_once(" × ")
+                .map_or(1, |(n, _)| n.parse::<usize>().unwrap())
+        };
+        let shown: usize = c.events.iter().map(|e| count(&e.label)).sum();
+        assert_eq!(shown, events_in_view);
+        // One marker per kind and column: no two of a kind closer than a column apart.
+        for kind in ["timeout", "failover", "failback"] {
+            let ts: Vec<f64> = c
+                .events
+                .iter()
+                .filter(|e| e.kind == kind)
+                .map(|e| e.t)
+                .collect();
+            assert!(ts.len() > 100, "{kind}: {}", ts.len());
+            assert!(ts.windows(2).all(|w| w[0] < w[1]));
+        }
+        let r = c.reduction.clone().unwrap();
+        assert!(
+            r.contains("markers shown as") && r.contains("bands shown as"),
+            "{r}"
+        );
+        // Few markers: all kept as they are.
+        let mut c = build("t", "x", "y", Vec::new(), view, full);
+        c.events.push(Event {
+            t: 20.0,
+            kind: "failover",
+            label: "failover a → b".into(),
+            frame: Some(1),
+            short: None,
+        });
+        c.fit_marks();
+        assert_eq!(c.events[0].label, "failover a → b");
+        assert!(c.reduction.is_none());
     }
 
     #[test]

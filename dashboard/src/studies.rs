@@ -592,6 +592,7 @@ pub fn study_charts(r: &StudyReport) -> Vec<(String, Result<Chart, String>)> {
             series: chart_series,
             full,
             range: full,
+            width: crate::series::DEFAULT_WIDTH,
             events: Vec::new(),
             bands: Vec::new(),
             lanes: Vec::new(),

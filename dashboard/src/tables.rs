@@ -21,27 +21,15 @@ fn read(path: &Path) -> R<Frame> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Reads `dir/<name>.parquet`; a missing table is empty (e.g. no `chunks`).
-fn read_opt(dir: &Path, name: &str) -> R<Option<Frame>> {
-    let p = dir.join(format!("{name}.parquet"));
-    if p.is_file() {
-        read(&p).map(Some)
-    } else {
-        Ok(None)
-    }
-}
-
-/// `read_opt`, only the rows of association `assoc` when given (filtered while the row groups
-/// are read: one association's chart never holds a large capture's whole table).
-fn read_assoc(dir: &Path, name: &str, assoc: Option<u32>) -> R<Option<Frame>> {
-    let Some(a) = assoc else {
-        return read_opt(dir, name);
-    };
+/// The columns `cols` of `dir/<name>.parquet` (those it has), only the rows of association
+/// `assoc` when given (filtered while the row groups are read: one association's chart never
+/// holds a large capture's whole table); a missing table is empty (e.g. no `chunks`).
+fn read_assoc(dir: &Path, name: &str, assoc: Option<u32>, cols: &[&str]) -> R<Option<Frame>> {
     let p = dir.join(format!("{name}.parquet"));
     if !p.is_file() {
         return Ok(None);
     }
-    frames::read_parquet_where(&p, "assoc", u64::from(a))
+    frames::read_parquet_where(&p, "assoc", assoc.map(u64::from), Some(cols))
         .map(|df| Some(Frame(df)))
         .map_err(|e| format!("{}: {e}", p.display()))
 }
@@ -104,11 +92,16 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
         duration_s,
         ..AssocData::default()
     };
-    if let Some(f) = read_assoc(dir, "chunks", assoc)? {
+    if let Some(f) = read_assoc(dir, "chunks", assoc, &CHUNK_COLS)? {
         load_chunks(&mut d, &f, assoc.is_none());
     }
     if assoc.is_none() {
-        if let Some(f) = read_opt(dir, "messages")? {
+        if let Some(f) = read_assoc(
+            dir,
+            "messages",
+            None,
+            &["assoc", "sender", "done_s", "frame"],
+        )? {
             let (a, s, done, fr) = (
                 f.u64s("assoc"),
                 f.u64s("sender"),
@@ -129,7 +122,20 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
         load_tcp(&mut d, dir)?;
         return Ok(d);
     }
-    if let Some(f) = read_assoc(dir, "rtt_samples", assoc)? {
+    if let Some(f) = read_assoc(
+        dir,
+        "rtt_samples",
+        assoc,
+        &[
+            "time_s",
+            "sender",
+            "rtt_ms",
+            "est_rto_ms",
+            "frame_ack",
+            "path",
+            "kind",
+        ],
+    )? {
         let (t, s, rtt, rto, fr) = (
             f.f64s("time_s"),
             f.u64s("sender"),
@@ -155,7 +161,12 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
             }
         }
     }
-    if let Some(f) = read_assoc(dir, "sack_delays", assoc)? {
+    if let Some(f) = read_assoc(
+        dir,
+        "sack_delays",
+        assoc,
+        &["sender", "sack_delay_ms", "path"],
+    )? {
         let (s, ms) = (f.u64s("sender"), f.f64s("sack_delay_ms"));
         let mut paths = vec![0u16; f.height()];
         f.each_str("path", |i, v| paths[i] = d.intern(v.unwrap_or("")));
@@ -169,7 +180,14 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
             }
         }
     }
-    if let Some(f) = read_assoc(dir, "retransmissions", assoc)? {
+    if let Some(f) = read_assoc(
+        dir,
+        "retransmissions",
+        assoc,
+        &[
+            "time_s", "sender", "tsn", "frame", "spurious", "path", "kind",
+        ],
+    )? {
         let (t, s, tsn, fr, sp) = (
             f.f64s("time_s"),
             f.u64s("sender"),
@@ -197,6 +215,21 @@ pub fn load(dir: &Path, assoc: Option<u32>, duration_s: f64) -> R<AssocData> {
     }
     Ok(d)
 }
+
+/// The columns of the `chunks` table `load_chunks` reads.
+const CHUNK_COLS: [&str; 11] = [
+    "type",
+    "dst",
+    "time_s",
+    "frame",
+    "sender",
+    "assoc",
+    "tsn",
+    "payload_len",
+    "cum_tsn_ack",
+    "gap_blocks",
+    "dup_tsns",
+];
 
 /// DATA, SACK and HEARTBEAT rows of the `chunks` table.
 fn load_chunks(d: &mut AssocData, f: &Frame, all: bool) {

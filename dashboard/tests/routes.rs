@@ -457,3 +457,43 @@ async fn spurious_failover_diagnosis_is_shown() {
         "filter missing"
     );
 }
+
+/// A report past `Config::result_budget` is paged whatever its number of associations, and an
+/// association alone past it is skipped, named in `page.skipped` and `page.note`, and paging
+/// goes on after it; with a `limit` the client gets what it asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_association_past_the_result_budget_is_named_not_sent() {
+    let bytes = crate::pages_common::many::many_associations(100);
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = Config::new(dir.path());
+    c.result_budget = 64;
+    let app = app(AppState::open(c).expect("open state"));
+    let (s, v) = upload(&app, &[("hundred.pcap", &bytes)]).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{v}");
+    let id = v["captures"][0]["id"].as_str().unwrap().to_string();
+    let done = wait_done(&app, &id).await;
+    assert_eq!(done["status"], "done", "{done}");
+    // The whole report is past 64 bytes: paged, and the first association alone is too.
+    let page = &done["page"];
+    assert_eq!(page["returned"]["associations"], 0, "{page}");
+    assert_eq!(page["skipped"], serde_json::json!([0]), "{page}");
+    assert_eq!(page["next_offset"], 1, "{page}");
+    let note = page["note"].as_str().unwrap();
+    assert!(note.contains("offset=0&limit=1"), "{note}");
+    assert_eq!(done["result"]["associations"], serde_json::json!([]));
+    // Asked for, it comes, equal to the whole report's (limit=all) first association.
+    let (s, one) = get_json(&app, &format!("/api/captures/{id}?offset=0&limit=1")).await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, all) = get_json(&app, &format!("/api/captures/{id}?limit=all")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(one["page"]["returned"]["associations"], 1);
+    assert_eq!(
+        one["result"]["associations"][0],
+        all["result"]["associations"][0]
+    );
+    assert!(one["page"].get("skipped").is_none());
+    // Paging without a limit walks past each one in turn.
+    let (_, second) = get_json(&app, &format!("/api/captures/{id}?offset=1")).await;
+    assert_eq!(second["page"]["skipped"], serde_json::json!([1]));
+    assert_eq!(second["page"]["next_offset"], 2);
+}
