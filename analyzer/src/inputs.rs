@@ -3,13 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-/// File names taken from a directory: pcap, pcapng, cap, and their gzip-compressed forms.
+/// File names taken from a directory: pcap, pcapng, cap, and their gzip-compressed forms, also
+/// with a number after the extension, as `tcpdump -C 100 -w x.pcap` names the files after the
+/// first (`x.pcap1`, `x.pcap2`, ...; `--rotated` reads them as one capture).
 pub fn is_capture_name(p: &Path) -> bool {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
     let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
     [".pcap", ".pcapng", ".cap"]
         .iter()
         .any(|e| name.ends_with(e))
@@ -81,6 +84,11 @@ mod tests {
         assert!(is_capture_name(Path::new("multi.pcap.gz")));
         assert!(!is_capture_name(Path::new("notes.txt")));
         assert!(!is_capture_name(Path::new("log.gz")));
+        // tcpdump -C: the files after the first carry a number after the extension.
+        assert!(is_capture_name(Path::new("d/trace.pcap1")));
+        assert!(is_capture_name(Path::new("d/trace.pcap12")));
+        assert!(!is_capture_name(Path::new("d/trace.txt1")));
+        assert!(!is_capture_name(Path::new("d/pcap1")));
         let dir = std::env::temp_dir().join(format!("sctp-inputs-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         for f in ["b.pcap", "sub/a.pcapng", "readme.md"] {

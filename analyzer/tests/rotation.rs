@@ -203,7 +203,11 @@ fn the_cli_reads_a_folder_of_rotations_one_capture_each() {
     let src = lab_capture();
     let n = records(&std::fs::read(&src).unwrap()).1.len();
     let dir = tempdir("cli");
-    split(&src, &dir, &[0..n / 2, n / 2..n]);
+    let ring = split(&src, &dir, &[0..n / 2, n / 2..n]);
+    // The same as `tcpdump -C` names it (x.pcap, x.pcap1) in a subfolder: a rotation too.
+    std::fs::create_dir_all(dir.join("c")).unwrap();
+    std::fs::copy(&ring[0], dir.join("c/trace.pcap")).unwrap();
+    std::fs::copy(&ring[1], dir.join("c/trace.pcap1")).unwrap();
     // A capture of its own beside the rotation.
     std::fs::copy(
         common::samples_dir().join("sparse_sack200_sender.pcap"),
@@ -222,12 +226,15 @@ fn the_cli_reads_a_folder_of_rotations_one_capture_each() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let caps = v["captures"].as_array().unwrap();
-    assert_eq!(caps.len(), 2);
-    let rot = caps
+    assert_eq!(caps.len(), 3, "{v}");
+    let rotations: Vec<&Value> = caps
         .iter()
-        .find(|c| c["files"].as_array().is_some_and(|f| f.len() == 2))
-        .unwrap();
-    assert_eq!(rot["packets"], n as u64);
+        .filter(|c| c["files"].as_array().is_some_and(|f| f.len() == 2))
+        .collect();
+    assert_eq!(rotations.len(), 2);
+    for rot in rotations {
+        assert_eq!(rot["packets"], n as u64);
+    }
     let single = caps.iter().find(|c| c.get("files").is_none()).unwrap();
     assert!(single["file"].as_str().unwrap().ends_with("other.pcap"));
     let _ = std::fs::remove_dir_all(&dir);

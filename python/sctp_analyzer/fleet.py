@@ -167,10 +167,8 @@ def _plan_uri(prefix: str, names: str) -> list[Job]:
 
 
 def _is_capture_name(path: str) -> bool:
-    n = path.lower()
-    if n.endswith(".gz"):
-        n = n[:-3]
-    return n.endswith((".pcap", ".pcapng", ".cap"))
+    """What the CLI takes from a folder (``inputs::is_capture_name``, also ``x.pcap1``)."""
+    return _native.is_capture_name(path)
 
 
 def _open_binary(job: Job) -> Callable[[str], Any]:

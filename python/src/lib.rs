@@ -223,6 +223,13 @@ fn partition_value(name: &str) -> String {
     analyzer::frames::partition_value(name)
 }
 
+/// Whether a folder's file is taken as a capture by its name (`inputs::is_capture_name`: what
+/// the CLI takes from a folder).
+#[pyfunction]
+fn is_capture_name(name: &str) -> bool {
+    analyzer::inputs::is_capture_name(std::path::Path::new(name))
+}
+
 /// The analyzer in Python: see the `sctp_analyzer` package.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -231,6 +238,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(captures, m)?)?;
     m.add_function(wrap_pyfunction!(failed_report, m)?)?;
     m.add_function(wrap_pyfunction!(partition_value, m)?)?;
+    m.add_function(wrap_pyfunction!(is_capture_name, m)?)?;
     m.add_class::<ArrowTable>()?;
     m.add("REPORT_VERSION", analyzer::report::VERSION)?;
     m.add("UDP_PORT", analyzer::analyze::SCTP_UDP_PORT)?;
