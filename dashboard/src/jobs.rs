@@ -29,6 +29,11 @@ use crate::AppState;
 /// Captures up to this size have their compare-chart rows loaded right after their tables (a
 /// larger one's rows would take memory in proportion; its page loads them on demand).
 const PRELOAD_MAX_BYTES: u64 = 64 << 20;
+/// The largest association's chart rows are loaded with the tables when it has this many
+/// packets or more (fewer load on demand within a few tens of ms) ...
+const PRELOAD_MIN_PACKETS: u64 = 100_000;
+/// ... and at most this many (about 8 M chunk rows' worth of memory: ~300 MB, on demand only).
+const PRELOAD_MAX_PACKETS: u64 = 2_000_000;
 
 /// A summary pass started while its upload was still arriving, with its slot.
 pub struct Early {
@@ -190,21 +195,54 @@ async fn tables(state: &AppState, id: &str) {
         Err(e) => tracing::warn!("{id}: tables failed: {e}"),
     }
     state.invalidate_cache(id);
+    if outcome.is_ok() {
+        warm(state, id).await;
+    }
     if let Err(e) = state.store().tables_finished(id, outcome, ms) {
         tracing::error!("{id}: saving the outcome: {e}");
     }
-    // The compare charts read every association's rows: load them now for a small capture, so
-    // that the first chart request does not wait for the tables.
-    if let Some(e) = state.store().get(id) {
-        if let (true, Some(d)) = (
-            e.tables_ready() && e.meta.size <= PRELOAD_MAX_BYTES,
-            &e.digest,
-        ) {
-            if let Err(err) = state.assoc_data(id, None, d.head.duration_s).await {
-                tracing::warn!("{id}: loading the compare chart data: {err}");
-            }
+}
+
+/// Loads what the first charts of a capture read, before its tables are declared ready (so no
+/// chart request can come first and wait for it, issue 16 part 1: every answer within 200 ms
+/// after the analysis): for a small capture the compare charts' rows and every association's
+/// directions (the compare page); for any capture, the rows of its largest association when it
+/// is large enough for their loading to take noticeable time (a 1 M-packet association's take
+/// about half a second), and not so large that holding them would take the memory of a large
+/// capture's pages.
+async fn warm(state: &AppState, id: &str) {
+    let Some(e) = state.store().get(id) else {
+        return;
+    };
+    let Some(d) = &e.digest else {
+        return;
+    };
+    let start = Instant::now();
+    if e.meta.size <= PRELOAD_MAX_BYTES {
+        if let Err(err) = state.assoc_data(id, None, d.head.duration_s).await {
+            tracing::warn!("{id}: loading the compare chart data: {err}");
+        }
+        if let Err(err) = state.compare_dirs(id, d).await {
+            tracing::warn!("{id}: loading the compare directions: {err}");
         }
     }
+    if let Some(big) = d
+        .rows
+        .iter()
+        .filter(|r| (PRELOAD_MIN_PACKETS..=PRELOAD_MAX_PACKETS).contains(&r.packets))
+        .max_by_key(|r| r.packets)
+    {
+        if let Err(err) = state
+            .assoc_data(id, Some(big.id as u32), d.head.duration_s)
+            .await
+        {
+            tracing::warn!("{id}: loading association {}'s chart rows: {err}", big.id);
+        }
+    }
+    tracing::info!(
+        "{id}: first charts' rows loaded in {} ms",
+        start.elapsed().as_millis()
+    );
 }
 
 /// What the summary pass leaves: `report.json` written to a temp file, and its digest.
