@@ -45,6 +45,14 @@ t2=$(date +%s.%N)
 curl -sf -o /dev/null "$base/captures/$id"
 t3=$(date +%s.%N)
 python3 -c "print(f'capture {\"$cap\"}: upload {$t1-$t0:.2f} s, analysis {$t2-$t1:.2f} s, first results page at {$t3-$t0:.2f} s ($st)')"
+# Charts and tables need the tables (written after the summary): wait for them, then time.
+while :; do
+  tb=$(curl -sf "$base/api/captures/$id?limit=0" | python3 -c 'import json,sys; print(json.load(sys.stdin)["tables"]["status"])')
+  [ "$tb" = pending ] || break
+  sleep 0.05
+done
+t4=$(date +%s.%N)
+python3 -c "print(f'tables {\"$tb\"} at {$t4-$t0:.2f} s after the upload started')"
 # The associations with the most failovers, an ABORT, and the last one (from the association list).
 assocs=$(curl -sf "$base/api/captures/$id/associations?sort=failovers&order=desc&limit=1" \
   | python3 -c 'import json,sys; r=json.load(sys.stdin)["associations"]; print(r[0]["id"] if r else 0)' 2>/dev/null || echo 0)
@@ -64,7 +72,7 @@ for n in 0 "$assocs" "$aborted"; do
   done
 done
 paths+=("/api/captures/$id/compare/charts/throughput?width=1200" "/api/captures/$id/compare/charts/gaps?width=1200")
-printf '%-88s %5s %10s %9s %9s\n' path HTTP bytes "median ms" "max ms"
+printf '%-88s %5s %10s %9s %9s %9s\n' path HTTP bytes "first ms" "median ms" "max ms"
 for path in "${paths[@]}"; do
   times=$(for _ in $(seq "$runs"); do curl -s -o /dev/null -w '%{http_code} %{time_total} %{size_download}\n' "$base$path"; done)
   echo "$times" | python3 -c "
@@ -72,5 +80,5 @@ import sys
 rows=[l.split() for l in sys.stdin if l.strip()]
 ms=sorted(float(t)*1000 for _,t,_ in rows)
 p='$path'.replace('$id', '{id}')
-print(f'{p:<88} {rows[0][0]:>5} {int(rows[0][2]):>10} {ms[len(ms)//2]:9.1f} {ms[-1]:9.1f}')"
+print(f'{p:<88} {rows[0][0]:>5} {int(rows[0][2]):>10} {float(rows[0][1])*1000:9.1f} {ms[len(ms)//2]:9.1f} {ms[-1]:9.1f}')"
 done
