@@ -32,7 +32,9 @@ const PRELOAD_MAX_BYTES: u64 = 64 << 20;
 /// The largest association's chart rows are loaded with the tables when it has this many
 /// packets or more (fewer load on demand within a few tens of ms) ...
 const PRELOAD_MIN_PACKETS: u64 = 100_000;
-/// ... and at most this many (about 8 M chunk rows' worth of memory: ~300 MB, on demand only).
+/// ... and at most this many: a 1.04 M-packet association's rows held ~120 MB (dashboard RSS
+/// 17 -> 138 MB once warmed, release build), so about 250 MB at this bound; larger ones load on
+/// demand only.
 const PRELOAD_MAX_PACKETS: u64 = 2_000_000;
 
 /// A summary pass started while its upload was still arriving, with its slot.
