@@ -9,10 +9,11 @@
 #                                        issue 16 part 1: every answer under 1 MB and 200 ms)
 #        bench/dashboard.sh --issue19   (issue 19's acceptance, see bench/dashboard_issue19.sh)
 # NOBUILD=1 times the binaries already in $CARGO_TARGET_DIR/release (no cargo build: e.g. while
-# another build of the same target dir would replace them) and keeps an existing --many capture.
+# another build of the same target dir would replace them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rel=${CARGO_TARGET_DIR:-target}/release
+build() { [ "${NOBUILD:-0}" = 1 ] || cargo build --release "$@"; }
 if [ "${1:-}" = --issue19 ]; then
   shift
   exec bench/dashboard_issue19.sh "$@"
@@ -21,15 +22,13 @@ if [ "${1:-}" = --many ]; then
   n=${2:-10000}
   mkdir -p bench/out
   cap=bench/out/many_$n.pcap
-  if [ "${NOBUILD:-0}" != 1 ]; then
-    cargo build --release -p dashboard --example many_associations
-    "$rel/examples/many_associations" "$cap" "$n"
-  fi
+  build -p dashboard --example many_associations
+  "$rel/examples/many_associations" "$cap" "$n"
 else
   cap=${1:-bench/out/sctp_200mb.pcap}
 fi
 [ -s "$cap" ] || { echo "no $cap: run bench/compare.sh first" >&2; exit 2; }
-[ "${NOBUILD:-0}" = 1 ] || cargo build --release --workspace --bin sctp-dashboard
+build --workspace --bin sctp-dashboard
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 "$rel/sctp-dashboard" --listen "127.0.0.1:$port" --data-dir "$work/data" --samples "$work/none" >"$work/server.log" 2>&1 &
