@@ -521,32 +521,15 @@ impl<'o> Pass<'o> {
             if let sctp::Chunk::Init(init) = c {
                 assoc.stack.init(sender, ctx.vtag, view, init);
             }
-            // DATA and SACK, most chunks, go to the analyses that read them without a check of
-            // the type each (the entry points, inlined here, then keep only their own arm).
-            match c {
-                sctp::Chunk::Data(_) => {
-                    assoc.streams.chunk(ctx, sender, view, c);
-                    assoc.stalls.chunk(ctx, sender, c);
-                    let epoch = assoc.streams.epoch(sender);
-                    assoc.hol.chunk(ctx, sender, c, epoch);
-                }
-                sctp::Chunk::Sack(_) => {
-                    assoc.stalls.chunk(ctx, sender, c);
-                    let epoch = assoc.streams.epoch(sender);
-                    assoc.hol.chunk(ctx, sender, c, epoch);
-                }
-                _ => {
-                    if crate::streams::Streams::wants(view.ctype) {
-                        assoc.streams.chunk(ctx, sender, view, c);
-                    }
-                    if crate::stalls::Stalls::wants(view.ctype) {
-                        assoc.stalls.chunk(ctx, sender, c);
-                    }
-                    if crate::hol::Hol::wants(view.ctype) {
-                        let epoch = assoc.streams.epoch(sender);
-                        assoc.hol.chunk(ctx, sender, c, epoch);
-                    }
-                }
+            if crate::streams::Streams::wants(view.ctype) {
+                assoc.streams.chunk(ctx, sender, view, c);
+            }
+            if crate::stalls::Stalls::wants(view.ctype) {
+                assoc.stalls.chunk(ctx, sender, c);
+            }
+            if crate::hol::Hol::wants(view.ctype) {
+                let epoch = assoc.streams.epoch(sender);
+                assoc.hol.chunk(ctx, sender, c, epoch);
             }
         }
         if matches!(
