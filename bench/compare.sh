@@ -26,8 +26,9 @@ rounds=${ROUNDS:-7}
 out=bench/out
 mkdir -p "$out"
 cargo build --release --bin sctp-analyzer --example make_big_capture
-bin=target/release/sctp-analyzer
-gen=target/release/examples/make_big_capture
+rel=${CARGO_TARGET_DIR:-target}/release
+bin=$rel/sctp-analyzer
+gen=$rel/examples/make_big_capture
 ours="$bin analyze --format json --no-progress"
 once=""
 [ "$size" -ge 1000 ] && once="@1"
