@@ -60,6 +60,9 @@ def main():
     if len(sys.argv) != 3 or sys.argv[2] not in EDITS:
         sys.exit(f"usage: {sys.argv[0]} TREE {{{','.join(EDITS)}}}")
     tree, variant = sys.argv[1], sys.argv[2]
+    if not EDITS[variant]:
+        # Untouched (an older commit may not even have this file).
+        return
     path = f"{tree}/analyzer/src/analyze/pass.rs"
     src = open(path).read()
     for old, new in EDITS[variant]:

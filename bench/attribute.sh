@@ -13,6 +13,7 @@
 # analyzer crate is rebuilt for each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/big_capture.sh
 size=${1:-1000}
 shift || true
 variants=("$@")
@@ -23,28 +24,20 @@ out=bench/out/attribute
 mkdir -p "$out"
 rel=$target/release
 cargo build --release --example make_big_capture
-cap=bench/out/sctp_${size}mb.pcap
-[ -f "$cap" ] || "$rel/examples/make_big_capture" sample-traces/cut_p20_sack40_sender.pcap "$cap" "$size"
-packets=$(capinfos -Mc "$cap" | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}')
 tmp=$(mktemp -d)
 trap 'for w in "$tmp"/*; do git worktree remove --force "$w" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
-build() { # name rev [variant]
-  local name=$1 rev=$2 variant=${3:-full}
+tools=()
+build() { # name rev variant: adds the build to `tools`
+  local name=$1 rev=$2 variant=$3
   git worktree add --quiet --detach "$tmp/$name" "$rev"
   python3 bench/attribute.py "$tmp/$name" "$variant"
   (cd "$tmp/$name" && CARGO_TARGET_DIR=$target cargo build --quiet --release --bin sctp-analyzer)
   cp "$rel/sctp-analyzer" "$out/sctp-analyzer-$name"
+  tools+=("$name=$out/sctp-analyzer-$name analyze --format json --no-progress $big")
 }
-tools=()
-if [ -n "${BASE:-}" ]; then
-  git worktree add --quiet --detach "$tmp/base" "$BASE"
-  (cd "$tmp/base" && CARGO_TARGET_DIR=$target cargo build --quiet --release --bin sctp-analyzer)
-  cp "$rel/sctp-analyzer" "$out/sctp-analyzer-base"
-  tools+=("base $BASE=$out/sctp-analyzer-base analyze --format json --no-progress $cap")
-fi
+big_capture "$rel/examples/make_big_capture" bench/out sctp "$size"
+[ -z "${BASE:-}" ] || build "base-$BASE" "$BASE" full
 for v in "${variants[@]}"; do
   build "$v" HEAD "$v"
-  tools+=("$v=$out/sctp-analyzer-$v analyze --format json --no-progress $cap")
 done
-cat "$cap" > /dev/null
-python3 bench/timing.py "$cap" "$packets" "$rounds" "$out/result_${size}.md" "${tools[@]}"
+python3 bench/timing.py "$big" "$packets" "$rounds" "$out/result_${size}.md" "${tools[@]}"

@@ -18,6 +18,7 @@
 # TSN=0 skips tshark with TSN analysis fields (minutes on 1 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/big_capture.sh
 size=${1:-200}
 shift || true
 kinds=("$@")
@@ -51,17 +52,7 @@ for kind in "${kinds[@]}"; do
       "ours --jobs 2=$ours --jobs 2 $dir" "ours --jobs 1=$ours --jobs 1 $dir"
     continue
   fi
-  case $kind in
-    sctp) src=sample-traces/cut_p20_sack40_sender.pcap ;;
-    tcp) src=sample-traces/tcp_loss2_p20_sender.pcap ;;
-    tcpbulk) src=sample-traces/tcp_bulk_p20_sender.pcap ;;
-    mixed) src=sample-traces/mixed_p20_cut5_rec8_sender.pcap ;;
-    *) echo "unknown kind $kind (sctp, tcp, tcpbulk, mixed, batch)" >&2; exit 2 ;;
-  esac
-  big="$out/${kind}_${size}mb.pcap"
-  [ -s "$big" ] || "$gen" "$src" "$big" "$size"
-  packets=$(capinfos -Mc "$big" | awk -F: '/Number of packets/{gsub(/ /,"",$2); print $2}')
-  cat "$big" > /dev/null # page cache: every tool reads from memory
+  big_capture "$gen" "$out" "$kind" "$size"
   echo "== $kind, $size MB: $big ($packets packets)"
   tools=("ours (2 threads)=$ours $big" "ours --jobs 1=$ours --jobs 1 $big")
   case $kind in
