@@ -1,14 +1,17 @@
-//! The CLI's allocator: mimalloc, tuned to give freed memory back at once and to use no
-//! transparent huge pages.
+//! The CLI's allocator: mimalloc, tuned to give freed memory back within a millisecond and to use
+//! no transparent huge pages.
 //!
 //! The pass builds associations and connections on the analysing thread and frees them on the
 //! emitting one; mimalloc is markedly faster at that than the system allocator (1 GB SCTP
 //! capture: 17% less time). By default it keeps freed pages for 10 ms before returning them,
 //! which under a steady stream of frees made peak RSS vary run to run (210-320 MB on the
-//! 1,000,000-tag hostile capture, 185-200 MB when returned at once) at no measurable speed cost
-//! for one capture. Captures analysed in parallel keep the delay: returning pages at once there
-//! unmaps them under the other workers (TLB shootdowns) and cost a quarter of the batch speed-up
-//! (200 captures, 2 workers: 1.46x instead of 1.74x over one).
+//! 1,000,000-tag hostile capture, 185-200 MB when returned at once). Returning them at once costs
+//! a TLB shootdown per return (an IPI to the other vCPU, ~1 ms when the host has preempted it),
+//! ~640 on the 1 GB SCTP capture once every association carried its lifecycle and stream tables;
+//! a 1 ms delay gathers them into ~240 with the same peak on the hostile capture (330 MB), where
+//! 30 ms and more let it grow to 400 MB. Captures analysed in parallel keep mimalloc's delay:
+//! returning pages at once there unmaps them under the other workers and cost a quarter of the
+//! batch speed-up (200 captures, 2 workers: 1.46x instead of 1.74x over one).
 
 /// The global allocator of a binary that wants it (`#[global_allocator]`).
 pub use mimalloc::MiMalloc;
@@ -16,6 +19,8 @@ pub use mimalloc::MiMalloc;
 /// `mi_option_purge_delay` in mimalloc.h (v2 and v3: the 16th option; libmimalloc-sys names no
 /// constant for it).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// Freed memory of a single-capture pass goes back to the OS after this many ms (see the module).
+const SINGLE_PURGE_DELAY_MS: std::ffi::c_long = 1;
 
 /// Transparent huge pages off for the process: mimalloc v3 asks for them on its arenas
 /// (`allow_thp`, read before `main`, hence the kernel switch), and a page fault then zeroes
@@ -23,8 +28,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// with `--jobs 2` that zeroing was 12.5% of the time (`clear_page_erms`). A `MIMALLOC_ALLOW_THP`
 /// set by the user wins.
 ///
-/// For one capture (`batch` false), freed memory is returned to the OS at once; a batch of
-/// several keeps mimalloc's delay. A `MIMALLOC_PURGE_DELAY` set by the user wins.
+/// For one capture (`batch` false), freed memory is returned to the OS after `SINGLE_PURGE_DELAY_MS`;
+/// a batch of several keeps mimalloc's delay. A `MIMALLOC_PURGE_DELAY` set by the user wins.
 pub fn tune(batch: bool) {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
@@ -35,9 +40,9 @@ pub fn tune(batch: bool) {
     if batch || std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
         return;
     }
-    // SAFETY: setting a documented option to a documented value (0 = purge at once); mimalloc
+    // SAFETY: setting a documented option to a documented value (a delay in ms); mimalloc
     // reads options atomically.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, SINGLE_PURGE_DELAY_MS) };
 }
 
 #[cfg(test)]
@@ -50,7 +55,7 @@ mod tests {
         super::tune(false);
         // SAFETY: reading an option.
         let v = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
-        assert_eq!(v, 0);
+        assert_eq!(v, super::SINGLE_PURGE_DELAY_MS);
         // Its neighbours keep their defaults (the index names the right option).
         // SAFETY: reading options.
         let numa = unsafe { libmimalloc_sys::mi_option_get(16) };
