@@ -3,15 +3,13 @@
 //!
 //! The pass builds associations and connections on the analysing thread and frees them on the
 //! emitting one; mimalloc is markedly faster at that than the system allocator (1 GB SCTP
-//! capture: 17% less time). By default it keeps freed pages for 10 ms before returning them,
-//! which under a steady stream of frees made peak RSS vary run to run (210-320 MB on the
-//! 1,000,000-tag hostile capture, 185-200 MB when returned at once). Returning them at once costs
-//! a TLB shootdown per return (an IPI to the other vCPU, ~1 ms when the host has preempted it),
-//! ~640 on the 1 GB SCTP capture once every association carried its lifecycle and stream tables;
-//! a 1 ms delay gathers them into ~240 with the same peak on the hostile capture (330 MB), where
-//! 30 ms and more let it grow to 400 MB. Captures analysed in parallel keep mimalloc's delay:
-//! returning pages at once there unmaps them under the other workers and cost a quarter of the
-//! batch speed-up (200 captures, 2 workers: 1.46x instead of 1.74x over one).
+//! capture: 17% less time). Each return of freed pages to the OS is a TLB shootdown (an IPI to
+//! the other vCPU, ~1 ms when the host has preempted it): returned at once, ~640 on the 1 GB SCTP
+//! capture; after 1 ms, ~240, with the same peak on the 1,000,000-tag hostile capture (330 MB).
+//! Longer delays let that peak grow (30 ms and more: 400 MB; an earlier build with mimalloc's
+//! default of 10 ms varied 210-320 MB run to run). Captures analysed in parallel keep mimalloc's
+//! delay: returning pages at once there unmaps them under the other workers and cost a quarter
+//! of the batch speed-up (200 captures, 2 workers: 1.46x instead of 1.74x over one).
 
 /// The global allocator of a binary that wants it (`#[global_allocator]`).
 pub use mimalloc::MiMalloc;
@@ -28,8 +26,9 @@ const SINGLE_PURGE_DELAY_MS: std::ffi::c_long = 1;
 /// with `--jobs 2` that zeroing was 12.5% of the time (`clear_page_erms`). A `MIMALLOC_ALLOW_THP`
 /// set by the user wins.
 ///
-/// For one capture (`batch` false), freed memory is returned to the OS after `SINGLE_PURGE_DELAY_MS`;
-/// a batch of several keeps mimalloc's delay. A `MIMALLOC_PURGE_DELAY` set by the user wins.
+/// For one capture (`batch` false), freed memory is returned to the OS after
+/// `SINGLE_PURGE_DELAY_MS`; a batch of several keeps mimalloc's delay. A `MIMALLOC_PURGE_DELAY`
+/// set by the user wins.
 pub fn tune(batch: bool) {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
