@@ -86,14 +86,22 @@ pub struct DstState {
     srtt: Option<f64>,
     rttvar: f64,
     /// The same estimator in whole 10 ms ticks with the integer shifts of a kernel that keeps
-    /// it in jiffies (Linux at HZ 100): (SRTT, RTTVAR) in ticks.
+    /// it in jiffies (Linux at HZ 100): (SRTT, RTTVAR) in ticks, every round trip rounded up
+    /// to whole ticks (`coarse`, the highest estimate such a kernel can hold) and down
+    /// (`coarse_low`, the lowest).
     coarse: Option<(u32, u32)>,
+    coarse_low: Option<(u32, u32)>,
     /// Last HEARTBEAT-ACK received for this destination.
     pub last_hb_ack_ns: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
     /// Latest acknowledgement of a retransmitted chunk last sent to this destination.
     acked_rtx_ns: Option<i64>,
+}
+
+/// SRTT + 4 RTTVAR of a tick estimator (`stats::rtt_update_ticks`) in ms.
+fn ticks_rto_ms(e: Option<(u32, u32)>) -> Option<f64> {
+    e.map(|(s, v)| f64::from(s.saturating_add(v.saturating_mul(4))) * 10.0)
 }
 
 impl DstState {
@@ -120,6 +128,7 @@ impl DstState {
             srtt: None,
             rttvar: 0.0,
             coarse: None,
+            coarse_low: None,
             last_hb_ack_ns: None,
             last_sack_from_ns: None,
             acked_rtx_ns: None,
@@ -129,7 +138,8 @@ impl DstState {
     /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.
     fn estimate(&mut self, r_ms: f64) -> f64 {
         super::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
-        self.coarse = Some(super::stats::rtt_update_ticks(self.coarse, r_ms));
+        self.coarse = Some(super::stats::rtt_update_ticks(self.coarse, r_ms, true));
+        self.coarse_low = Some(super::stats::rtt_update_ticks(self.coarse_low, r_ms, false));
         self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
     }
 
@@ -137,8 +147,13 @@ impl DstState {
     /// integer arithmetic keeps RTTVAR at one or two ticks, so it runs far above the exact
     /// estimate at small RTTs (120 ms at a 40 ms RTT).
     pub fn est_rto_coarse_ms(&self) -> Option<f64> {
-        self.coarse
-            .map(|(s, v)| f64::from(s.saturating_add(v.saturating_mul(4))) * 10.0)
+        ticks_rto_ms(self.coarse)
+    }
+
+    /// `est_rto_coarse_ms` with every round trip rounded down to whole ticks: the lowest RTO
+    /// such a kernel can hold.
+    pub fn est_rto_coarse_low_ms(&self) -> Option<f64> {
+        ticks_rto_ms(self.coarse_low)
     }
 
     /// A HEARTBEAT-ACK for this destination with its RTT in ms.
@@ -648,9 +663,11 @@ impl DirInfer {
         let backoff = dst.consecutive_timeouts;
         let est_rto_ms = dst.est_rto_ms();
         let est_rto_coarse_ms = dst.est_rto_coarse_ms();
+        let est_rto_coarse_low_ms = dst.est_rto_coarse_low_ms();
         self.timeouts.push(Timeout {
             est_rto_ms,
             est_rto_coarse_ms,
+            est_rto_coarse_low_ms,
             t_ns: ctx.ts_ns,
             frame: ctx.frame,
             path: timer_path,

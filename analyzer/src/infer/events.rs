@@ -86,8 +86,10 @@ pub struct Timeout {
     pub chunks: u32,
     /// RFC 9260 6.3.1 estimate (SRTT + 4 RTTVAR, no RTO.min) of the path at the expiry, ms.
     pub est_rto_ms: Option<f64>,
-    /// The estimate in 10 ms ticks (`DstState::est_rto_coarse_ms`).
+    /// The estimate in 10 ms ticks (`DstState::est_rto_coarse_ms`: the highest such a kernel
+    /// can hold; `est_rto_coarse_low_ms` the lowest).
     pub est_rto_coarse_ms: Option<f64>,
+    pub est_rto_coarse_low_ms: Option<f64>,
     pub first_tsn: u32,
 }
 

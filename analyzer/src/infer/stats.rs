@@ -210,12 +210,15 @@ pub fn rtt_update(srtt: &mut Option<f64>, rttvar: &mut f64, r_ms: f64) {
 /// `rtt_update` as a kernel keeping the estimator in 10 ms ticks computes it (Linux
 /// `sctp_transport_update_rto` at HZ 100: RTTVAR = RTTVAR - RTTVAR/4 + |SRTT - R|/4, SRTT =
 /// SRTT - SRTT/8 + R/8 with integer shifts, RTTVAR at least one tick): (SRTT, RTTVAR) in ticks.
-pub fn rtt_update_ticks(prev: Option<(u32, u32)>, r_ms: f64) -> (u32, u32) {
-    // Whole ticks, rounded up (a kernel counts the jiffies the round trip spanned); integer
-    // rounding keeps libm's ceil off the per-SACK path.
+///
+/// A kernel measures a round trip as the jiffies it spanned: `r_ms / 10` rounded down or up,
+/// depending on where the ticks fell. `up` takes every sample rounded up (the highest estimate
+/// the kernel can hold), otherwise down (the lowest).
+pub fn rtt_update_ticks(prev: Option<(u32, u32)>, r_ms: f64, up: bool) -> (u32, u32) {
+    // Whole ticks; integer rounding keeps libm's ceil off the per-SACK path.
     // At most 2^28 ticks (a month): the sums below cannot overflow (a crafted capture's RTT).
     let t = (r_ms.max(0.0) * 0.1).min(f64::from(1u32 << 28));
-    let r = t as u32 + u32::from(f64::from(t as u32) < t);
+    let r = t as u32 + u32::from(up && f64::from(t as u32) < t);
     let (s, v) = match prev {
         None => (r, r / 2),
         Some((s, v)) => (s - (s >> 3) + (r >> 3), v - (v >> 2) + (s.abs_diff(r) >> 2)),
@@ -306,14 +309,34 @@ mod tests {
         // where the exact estimate falls to 40 ms.
         let mut e = None;
         for _ in 0..50 {
-            e = Some(rtt_update_ticks(e, 40.0));
+            e = Some(rtt_update_ticks(e, 40.0, true));
         }
         assert_eq!(e, Some((4, 2)));
         // RTTVAR never reads below one tick.
-        assert_eq!(rtt_update_ticks(None, 1.0), (1, 1));
+        assert_eq!(rtt_update_ticks(None, 1.0, true), (1, 1));
         // Absurd RTTs (crafted captures) neither overflow nor panic.
-        let big = rtt_update_ticks(Some((u32::MAX >> 4, 1)), f64::MAX);
-        assert!(rtt_update_ticks(Some(big), 1e300).0 > 0);
+        let big = rtt_update_ticks(Some((u32::MAX >> 4, 1)), f64::MAX, true);
+        assert!(rtt_update_ticks(Some(big), 1e300, true).0 > 0);
+        assert!(rtt_update_ticks(Some(big), 1e300, false).0 > 0);
+    }
+
+    #[test]
+    fn tick_estimator_bounds_the_kernels_from_both_sides() {
+        // A steady 20.1 ms RTT spans 2 jiffies nearly every time (3 when a tick falls just
+        // after the send): SRTT 2 and RTTVAR 1 give the 60 ms RTO the kernel held in a lab run
+        // (ho_pf0_sack0_rtomin50_pmr1); every sample rounded up gives 70 ms.
+        let (mut lo, mut hi) = (None, None);
+        for _ in 0..50 {
+            lo = Some(rtt_update_ticks(lo, 20.1, false));
+            hi = Some(rtt_update_ticks(hi, 20.1, true));
+        }
+        assert_eq!(lo, Some((2, 1)));
+        assert_eq!(hi, Some((3, 1)));
+        // A whole number of ticks rounds the same both ways.
+        assert_eq!(
+            rtt_update_ticks(None, 40.0, false),
+            rtt_update_ticks(None, 40.0, true)
+        );
     }
 
     use super::*;

@@ -488,11 +488,12 @@ fn chain_expiries(
         return None;
     }
     // A timer restarted by a SACK runs a whole RTO from it and fires late, never early: a
-    // first expiry sooner after the SACK than the stack's RTO can be (the larger of the two
-    // estimates, less a tenth) was started earlier (a stack that does not restart T3-rtx on
-    // SACKs, RFC 9260 6.3.2 R3 not followed): its start is not in the trace.
+    // first expiry sooner after the SACK than the stack's RTO can be (the larger of the exact
+    // estimate and the lowest a tick estimator can hold, less a tenth) was started earlier (a
+    // stack that does not restart T3-rtx on SACKs, RFC 9260 6.3.2 R3 not followed): its start
+    // is not in the trace.
     if first.timer_start == TimerStart::Sack {
-        let floor = match (first.est_rto_ms, first.est_rto_coarse_ms) {
+        let floor = match (first.est_rto_ms, first.est_rto_coarse_low_ms) {
             (Some(e), Some(c)) => e.max(c),
             (e, c) => e.or(c)?,
         } * 2f64.powi(first.backoff.min(16) as i32);
