@@ -262,9 +262,16 @@ impl DirInfer {
         let Some(i) = self.dsts.iter().position(|d| d.addr == ctx.dst) else {
             return;
         };
+        let acked = self.dsts[i].last_hb_ack_ns;
         if let Some(f) = self.failovers.last_mut() {
-            if usize::from(f.from) == i && f.probe_ns.is_none() && ctx.ts_ns >= f.t_ns {
-                f.probe_ns = Some(ctx.ts_ns);
+            if usize::from(f.from) == i && ctx.ts_ns >= f.t_ns {
+                match f.probe_ns {
+                    None => f.probe_ns = Some(ctx.ts_ns),
+                    Some(p) if f.probe2_ns.is_none() && acked.is_none_or(|a| a < p) => {
+                        f.probe2_ns = Some(ctx.ts_ns);
+                    }
+                    _ => {}
+                }
             }
         }
     }
@@ -457,6 +464,7 @@ impl DirInfer {
             recommendation: None,
             pmr: None,
             probe_ns: None,
+            probe2_ns: None,
             policy: None,
             chain_reset_ns: old.acked_rtx_ns,
         });

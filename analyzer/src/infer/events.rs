@@ -150,8 +150,10 @@ pub struct Failover {
     pub recommendation: Option<String>,
     /// Inferred Path.Max.Retrans from this failover, when the timeout chain is complete.
     pub pmr: Option<u32>,
-    /// First HEARTBEAT the sender sent to the old destination after the failover.
+    /// First HEARTBEAT the sender sent to the old destination after the failover, and the next
+    /// one when no HEARTBEAT-ACK from there came in between.
     pub probe_ns: Option<i64>,
+    pub probe2_ns: Option<i64>,
     /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
     pub policy: Option<FailoverPolicy>,
     /// Latest acknowledgement of a retransmitted chunk last sent to the old destination before

@@ -561,11 +561,22 @@ fn failover_policy(
     let rfc = FailoverPolicy::Rfc {
         path_max_retrans: n - 1,
     };
-    match hb_gap_min_ms {
-        Some(h) if probe < 0.5 * h && probe <= pf_latest => {
+    // The next probe, the first unanswered: a potentially failed destination is probed again
+    // 0.5 to 1.5 of its RTO later (doubled by the last expiry, RFC 9260 6.3.3 E2), an inactive
+    // one a heartbeat interval later on top (RFC 9260 8.3; Linux `sctp_transport_timeout`). A
+    // second probe sooner than the earliest an inactive one can come (the heartbeat interval at
+    // least half the shortest heartbeat spacing seen) is PF.
+    let again = f
+        .probe2_ns
+        .map(|p| (p - f.probe_ns.unwrap_or(p)) as f64 / 1e6);
+    match (hb_gap_min_ms, again) {
+        (Some(h), _) if probe < 0.5 * h && probe <= pf_latest => {
             Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
         }
-        Some(h) if probe >= 0.75 * h => Some(rfc),
+        (Some(h), Some(a)) if a < 0.5 * h + last_rto && a <= pf_latest => {
+            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
+        }
+        (Some(h), _) if probe >= 0.75 * h => Some(rfc),
         _ if probe > pf_latest => Some(rfc),
         _ => None,
     }
@@ -921,6 +932,7 @@ mod tests {
             recommendation: None,
             pmr: None,
             probe_ns: probe_s.map(ns),
+            probe2_ns: None,
             policy: None,
             chain_reset_ns: None,
         }
@@ -976,6 +988,22 @@ mod tests {
         // Probed later than a PF probe can come: RFC.
         assert_eq!(
             failover_policy(&failover(5.0, Some(7.0)), Some((3, 484.0, 844.0)), None),
+            rfc
+        );
+        // The first probe as an inactive destination's would come, but the next one followed
+        // it 1.28 s later, sooner than a 1.2 s-spaced heartbeat interval plus half the doubled
+        // 870 ms RTO allow: PF, pf_retrans 2 (Linux lab run with pf_retrans 2, PMR 5).
+        let mut pf = failover(5.472, Some(6.432));
+        pf.probe2_ns = Some(7_712_000_000);
+        assert_eq!(
+            failover_policy(&pf, Some((3, 870.0, 1480.0)), Some(1200.0)),
+            Some(FailoverPolicy::Pf { pf_retrans: 2 })
+        );
+        // An inactive destination's next probe, 1.94 s on (lab run lk_failback_pf0, PMR 2).
+        let mut inactive = failover(6.251, Some(7.431));
+        inactive.probe2_ns = Some(9_371_000_000);
+        assert_eq!(
+            failover_policy(&inactive, Some((3, 740.0, 1270.0)), Some(1200.0)),
             rfc
         );
         // An incomplete chain tells nothing.
