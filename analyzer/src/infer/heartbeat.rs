@@ -89,7 +89,8 @@ impl HbPeriod {
 ///
 /// Each period is HB.interval + u RTO (u in [1/2, 3/2)) + timer lateness, the RTO being
 /// max(`rto_min_ms`, the estimate when it began; `ticks` picks the 10 ms tick estimate): so
-/// period - RTO is the interval give or take half an RTO. A period whose difference is more
+/// period - RTO is the interval give or take half an RTO. For a kernel of 10 ms ticks the
+/// timer's mean lateness (`wheel_late_ms`) is taken off too. A period whose difference is more
 /// than one RTO (+ `LATE_MS`) above the smallest lost or skipped a probe and is left out; the
 /// interval is the median of the others' differences, never below 0. None below `MIN_PERIODS`.
 pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(f64, usize)> {
@@ -101,7 +102,11 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
             rto_min_ms.max(est)
         }
     };
-    let diffs: Vec<(f64, f64)> = periods.iter().map(|p| (p.ms - rto(p), rto(p))).collect();
+    let late = |p: &Period| if ticks { wheel_late_ms(p.ms) } else { 0.0 };
+    let diffs: Vec<(f64, f64)> = periods
+        .iter()
+        .map(|p| (p.ms - rto(p) - late(p), rto(p)))
+        .collect();
     let least = diffs.iter().map(|d| d.0).reduce(f64::min)?;
     let mut kept: Vec<f64> = diffs
         .iter()
@@ -121,9 +126,36 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
     Some((median.max(0.0), n))
 }
 
+/// The mean lateness of a Linux timer of `ms` at 10 ms ticks (HZ 100, the tick estimator's):
+/// the timer wheel rounds an expiry up to its level's granularity (kernel/time/timer.c
+/// `calc_index`: 1 tick below 63, 8 below 504, 64 below 4032, then 512), so a timer fires
+/// uniformly up to that much late, never early: half of it on average (40 ms for the 0.63-5 s
+/// of a heartbeat period).
+fn wheel_late_ms(ms: f64) -> f64 {
+    let ticks = ms / 10.0;
+    let granularity = if ticks < 63.0 {
+        1.0
+    } else if ticks < 504.0 {
+        8.0
+    } else if ticks < 4032.0 {
+        64.0
+    } else {
+        512.0
+    };
+    granularity * 10.0 / 2.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tick_kernels_heartbeat_timer_is_late_by_half_its_wheel_level() {
+        assert_eq!(wheel_late_ms(560.0), 5.0);
+        assert_eq!(wheel_late_ms(1200.0), 40.0);
+        assert_eq!(wheel_late_ms(31_000.0), 320.0);
+        assert_eq!(wheel_late_ms(60_000.0), 2560.0);
+    }
 
     fn p(ms: f64, est: f64) -> Period {
         Period {
@@ -165,8 +197,9 @@ mod tests {
         // Linux lab runs: hb_interval 1000 ms, RTO.min 100 ms, periods 1.2 s (timer wheel).
         let lab = [p(1200.0, 60.0), p(1200.0, 60.0)];
         assert_eq!(interval_ms(&lab, 100.0, false), Some((1100.0, 2)));
-        // In ticks the estimate (110 ms) is above the floor.
-        assert_eq!(interval_ms(&lab, 100.0, true), Some((1090.0, 2)));
+        // In ticks the estimate (110 ms) is above the floor, and the timer wheel's mean
+        // lateness at 120 ticks (40 ms) comes off too.
+        assert_eq!(interval_ms(&lab, 100.0, true), Some((1050.0, 2)));
         assert_eq!(interval_ms(&lab[..1], 100.0, false), None);
         // The RTO of each period's own time: a backed-off estimate of 400 ms is taken off.
         assert_eq!(
