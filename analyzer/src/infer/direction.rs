@@ -99,6 +99,21 @@ pub struct DstState {
     acked_rtx_ns: Option<i64>,
 }
 
+/// Whether a captured SCTP packet is larger than one IP packet on a 1500-byte Ethernet link
+/// carries: a GSO frame, which the capturing host's NIC (or a veth pair) sends as several wire
+/// packets (RFC 9260 6.9: an SCTP sender fits its packets to the path MTU). A SACK after it
+/// acknowledges more than one packet, so it is no delayed-SACK sample (METRICS.md: exactly
+/// one DATA packet). On a jumbo-frame path this only drops the samples of large packets.
+fn oversize(ctx: &PacketCtx) -> bool {
+    const ETHERNET_MTU: u32 = 1500;
+    let ip = match ctx.dst {
+        IpAddr::V4(_) => 20,
+        IpAddr::V6(_) => 40,
+    };
+    let udp = if ctx.udp_encap { 8 } else { 0 };
+    ctx.len + ip + udp > ETHERNET_MTU
+}
+
 /// SRTT + 4 RTTVAR of a tick estimator (`stats::rtt_update_ticks`) in ms.
 fn ticks_rto_ms(e: Option<(u32, u32)>) -> Option<f64> {
     e.map(|(s, v)| f64::from(s.saturating_add(v.saturating_mul(4))) * 10.0)
@@ -199,6 +214,8 @@ pub struct DirInfer {
     cur_pkt_ibit: bool,
     last_data_ns: i64,
     last_data_pkt: u64,
+    /// The last DATA packet was larger than an Ethernet link carries (`oversize`).
+    last_data_oversize: bool,
     first_data_pkt: Option<u64>,
     /// A HEARTBEAT from the data sender since the last DATA (flushes a delayed SACK).
     hb_since_data: bool,
@@ -309,6 +326,7 @@ impl DirInfer {
         }
         self.last_data_ns = ctx.ts_ns;
         self.last_data_pkt = self.pkt_seq;
+        self.last_data_oversize = oversize(ctx);
         self.hb_since_data = false;
 
         let below_cum = self.cum_ack.is_some_and(|c| serial::le(d.tsn, c));
@@ -918,6 +936,7 @@ impl DirInfer {
                 && !has_dups
                 && !self.prev_sack_had_gaps
                 && pkt == self.last_data_pkt
+                && !self.last_data_oversize
                 && Some(pkt) != self.first_data_pkt
                 && !self.hb_since_data
                 && !hb_flush
@@ -1027,3 +1046,7 @@ impl DirInfer {
         self.cur_dst
     }
 }
+
+#[cfg(test)]
+#[path = "direction_tests.rs"]
+mod tests;

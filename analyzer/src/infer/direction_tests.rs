@@ -1,0 +1,65 @@
+//! Per-direction bookkeeping from hand-built DATA / SACK sequences.
+
+use super::*;
+
+const A: (&str, u16) = ("10.0.0.1", 1);
+const B: (&str, u16) = ("10.0.0.2", 2);
+
+fn data(tsn: u32) -> DataChunk {
+    DataChunk {
+        idata: false,
+        tsn,
+        stream_id: 0,
+        ssn_or_mid: tsn,
+        ppid_or_fsn: 0,
+        payload_len: 100,
+        flag_i: false,
+        flag_u: false,
+        flag_b: true,
+        flag_e: true,
+    }
+}
+
+fn sack(cum: u32) -> SackChunk<'static> {
+    SackChunk {
+        nr: false,
+        cum_tsn_ack: cum,
+        a_rwnd: 65536,
+        n_gap_blocks: 0,
+        n_nr_gap_blocks: 0,
+        n_dup_tsns: 0,
+        gap_bytes: &[],
+        nr_gap_bytes: &[],
+        dup_bytes: &[],
+    }
+}
+
+/// A sends one DATA packet of `len` bytes (SCTP) at `ms`, B acknowledges it `after` ms later.
+fn exchange(d: &mut DirInfer, frame: u64, ms: f64, len: u32, tsn: u32, after: f64) {
+    let ctx = PacketCtx {
+        len,
+        ..PacketCtx::test(frame, ms, A, B)
+    };
+    d.packet_start();
+    d.data(&ctx, &data(tsn), None);
+    let ack = PacketCtx::test(frame + 1, ms + after, B, A);
+    d.packet_start();
+    d.sack(&ack, &sack(tsn), None, false);
+}
+
+#[test]
+fn a_sack_after_a_gso_frame_is_no_delayed_sack_sample() {
+    let mut d = DirInfer::default();
+    // The first DATA packet never makes a sample; the second, a lone 100-byte packet
+    // acknowledged 40 ms later, does.
+    exchange(&mut d, 1, 0.0, 100, 1, 40.0);
+    exchange(&mut d, 3, 100.0, 100, 2, 40.0);
+    assert_eq!(d.lone_acks.len(), 1);
+    assert_eq!(d.lone_acks[0].latency_ns, 40_000_000);
+    // A 2,900-byte frame (two wire packets' worth, segmented after the capture point by GSO)
+    // acknowledged at once, and one that just fits a 1500-byte link (1480 + 20).
+    exchange(&mut d, 5, 200.0, 2900, 3, 0.06);
+    assert_eq!(d.lone_acks.len(), 1);
+    exchange(&mut d, 7, 300.0, 1480, 4, 40.0);
+    assert_eq!(d.lone_acks.len(), 2);
+}
