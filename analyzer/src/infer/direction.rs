@@ -93,6 +93,10 @@ pub struct DstState {
     coarse_low: Option<(u32, u32)>,
     /// Last HEARTBEAT-ACK received for this destination.
     pub last_hb_ack_ns: Option<i64>,
+    /// The oldest HEARTBEAT sent to this destination since its last HEARTBEAT-ACK, and the
+    /// first one sent after it while it was still unanswered.
+    pub hb_unanswered_since: Option<i64>,
+    pub hb_again_unanswered: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
     /// Latest acknowledgement of a retransmitted chunk last sent to this destination.
@@ -145,6 +149,8 @@ impl DstState {
             coarse: None,
             coarse_low: None,
             last_hb_ack_ns: None,
+            hb_unanswered_since: None,
+            hb_again_unanswered: None,
             last_sack_from_ns: None,
             acked_rtx_ns: None,
         }
@@ -280,8 +286,20 @@ impl DirInfer {
             return;
         };
         let acked = self.dsts[i].last_hb_ack_ns;
+        let d = &mut self.dsts[i];
+        let again = d.hb_unanswered_since.is_some();
+        match d.hb_unanswered_since {
+            None => d.hb_unanswered_since = Some(ctx.ts_ns),
+            Some(_) => {
+                d.hb_again_unanswered.get_or_insert(ctx.ts_ns);
+            }
+        }
         if let Some(f) = self.failovers.last_mut() {
             if usize::from(f.from) == i && ctx.ts_ns >= f.t_ns {
+                // The HEARTBEAT of the timer event that moved the DATA may leave just after it.
+                if again && f.hb_again_ns.is_none() {
+                    f.hb_again_ns = Some(ctx.ts_ns);
+                }
                 match f.probe_ns {
                     None => f.probe_ns = Some(ctx.ts_ns),
                     Some(p) if f.probe2_ns.is_none() && acked.is_none_or(|a| a < p) => {
@@ -483,6 +501,8 @@ impl DirInfer {
             pmr: None,
             probe_ns: None,
             probe2_ns: None,
+            hb_unanswered_ns: old.hb_unanswered_since,
+            hb_again_ns: old.hb_again_unanswered,
             policy: None,
             chain_reset_ns: old.acked_rtx_ns,
         });

@@ -154,6 +154,10 @@ pub struct Failover {
     /// one when no HEARTBEAT-ACK from there came in between.
     pub probe_ns: Option<i64>,
     pub probe2_ns: Option<i64>,
+    /// The oldest HEARTBEAT to the old destination still unanswered at the failover, and the
+    /// next one sent while it was.
+    pub hb_unanswered_ns: Option<i64>,
+    pub hb_again_ns: Option<i64>,
     /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
     pub policy: Option<FailoverPolicy>,
     /// Latest acknowledgement of a retransmitted chunk last sent to the old destination before

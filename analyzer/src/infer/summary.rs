@@ -469,6 +469,22 @@ fn chain_expiries(
     if first.timer_start == TimerStart::Sack && tick_estimator == Some(false) {
         return None;
     }
+    // RFC 9260 8.3: a HEARTBEAT not acknowledged within an RTO counts against the destination
+    // like an expiry (Linux strikes when its heartbeat timer fires again while it is
+    // unanswered: at the next HEARTBEAT). A strike on the old destination between the chain's
+    // start and the failover means the expiries alone no longer tell Path.Max.Retrans + 1. A
+    // strike that made the destination inactive moves the DATA in the same timer event, and
+    // the HEARTBEAT of that event may leave just after it (`SAME_EVENT_NS`).
+    let chain_start = first.timer_start_ns.unwrap_or(first.t_ns);
+    let strike = if tick_estimator == Some(true) {
+        f.hb_again_ns
+    } else {
+        f.hb_unanswered_ns
+            .map(|h| h + first.observed_rto_ns.unwrap_or(0))
+    };
+    if strike.is_some_and(|h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS) {
+        return None;
+    }
     // The RTO the stack may have held: the exact RFC 9260 6.3.1 estimate, or the one a stack
     // keeping it in 10 ms ticks holds, at least RTO.min; doubled per earlier expiry (6.3.3 E2).
     let est = match (first.est_rto_ms, first.est_rto_coarse_ms) {
@@ -581,6 +597,9 @@ fn failover_policy(
         _ => None,
     }
 }
+
+/// Packets a stack sends in one timer event leave within this of each other.
+const SAME_EVENT_NS: i64 = 1_000_000;
 
 /// RFC 9260 15: the recommended RTO.min.
 const DEFAULT_RTO_MIN_MS: f64 = 1000.0;
@@ -911,7 +930,7 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infer::events::Failover;
+    use crate::infer::events::{Failover, Timeout};
 
     fn failover(t_s: f64, probe_s: Option<f64>) -> Failover {
         let ns = |s: f64| (s * 1e9) as i64;
@@ -933,6 +952,8 @@ mod tests {
             pmr: None,
             probe_ns: probe_s.map(ns),
             probe2_ns: None,
+            hb_unanswered_ns: None,
+            hb_again_ns: None,
             policy: None,
             chain_reset_ns: None,
         }
@@ -1008,5 +1029,66 @@ mod tests {
         );
         // An incomplete chain tells nothing.
         assert_eq!(failover_policy(&failover(5.0, None), None, None), None);
+    }
+
+    /// A Linux sender's expiry on path 0 at `t_s`, `rto_ms` after its timer started, the
+    /// retransmission sent to path 1.
+    fn expiry(t_s: f64, rto_ms: f64, backoff: u32, start: TimerStart) -> Timeout {
+        let t_ns = (t_s * 1e9) as i64;
+        let rto_ns = (rto_ms * 1e6) as i64;
+        Timeout {
+            t_ns,
+            frame: 1,
+            path: 0,
+            to_path: 1,
+            timer_start: start,
+            timer_start_ns: Some(t_ns - rto_ns),
+            observed_rto_ns: Some(rto_ns),
+            observed_rto_nr_ns: None,
+            timer_start_nr: TimerStart::Unknown,
+            backoff,
+            chunks: 1,
+            est_rto_ms: Some(45.0),
+            est_rto_coarse_ms: Some(130.0),
+            est_rto_coarse_low_ms: Some(120.0),
+            first_tsn: 1,
+        }
+    }
+
+    #[test]
+    fn a_heartbeat_strike_within_the_chain_leaves_path_max_retrans_untold() {
+        let mut dir = DirInfer::default();
+        dir.timeouts = vec![
+            expiry(4.10, 125.0, 0, TimerStart::Sack),
+            expiry(4.35, 250.0, 1, TimerStart::Send),
+            expiry(4.85, 500.0, 2, TimerStart::Send),
+        ];
+        let f = failover(4.86, None);
+        let linux = Some(true);
+        assert_eq!(chain_expiries(&dir, &f, None, linux).map(|c| c.0), Some(3));
+        // A HEARTBEAT to the old path at 4.2 s went unanswered; a Linux kernel struck it when
+        // it sent the next one, at 4.5 s, within the chain: four strikes, not three.
+        let mut struck = f.clone();
+        struck.hb_unanswered_ns = Some(4_200_000_000);
+        struck.hb_again_ns = Some(4_500_000_000);
+        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
+        // The next one left with the failover's own DATA: the strike that made the path
+        // inactive.
+        struck.hb_again_ns = Some(4_860_300_000);
+        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
+        // Not sent again before the failover: no Linux strike yet.
+        struck.hb_again_ns = None;
+        assert_eq!(
+            chain_expiries(&dir, &struck, None, linux).map(|c| c.0),
+            Some(3)
+        );
+        // RFC 9260 8.3 (a stack not known to be Linux): struck one RTO after it was sent, at
+        // 4.325 s, within the chain; one sent at 4.8 s would be struck after the failover.
+        assert_eq!(chain_expiries(&dir, &struck, None, None), None);
+        struck.hb_unanswered_ns = Some(4_800_000_000);
+        assert_eq!(
+            chain_expiries(&dir, &struck, None, None).map(|c| c.0),
+            Some(3)
+        );
     }
 }
