@@ -99,6 +99,8 @@ pub struct DstState {
     pub hb_again_unanswered: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
+    /// Its frame.
+    pub last_sack_from_frame: u64,
     /// Latest acknowledgement of a retransmitted chunk last sent to this destination.
     acked_rtx_ns: Option<i64>,
 }
@@ -124,7 +126,7 @@ fn ticks_rto_ms(e: Option<(u32, u32)>) -> Option<f64> {
 }
 
 impl DstState {
-    fn new(addr: IpAddr) -> Self {
+    pub(crate) fn new(addr: IpAddr) -> Self {
         DstState {
             addr,
             new_data_chunks: 0,
@@ -152,6 +154,7 @@ impl DstState {
             hb_unanswered_since: None,
             hb_again_unanswered: None,
             last_sack_from_ns: None,
+            last_sack_from_frame: 0,
             acked_rtx_ns: None,
         }
     }
@@ -492,6 +495,7 @@ impl DirInfer {
             outage_frame: old.lost_since.map(|l| l.1),
             gap_end_ns: ctx.gap_end_ns,
             last_heard_ns: old.last_sack_from_ns,
+            last_heard_frame: old.last_sack_from_frame,
             timeouts: old.episode_timeouts.clone(),
             episode_rtx: old.episode_rtx.clone(),
             spurious: false,
@@ -777,6 +781,7 @@ impl DirInfer {
         self.peer_window_closed = s.a_rwnd < self.min_payload.max(1);
         let from = self.dst(ctx.src);
         self.dsts[from as usize].last_sack_from_ns = Some(ctx.ts_ns);
+        self.dsts[from as usize].last_sack_from_frame = ctx.frame;
         let mut newly_pkts = 0u32;
         let mut last_pkt = u64::MAX;
         let mut lone_pkt: Option<u64> = None;

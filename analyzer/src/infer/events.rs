@@ -138,8 +138,9 @@ pub struct Failover {
     /// End of the latest capture gap before the failover (rotated files; `i64::MIN`: none): an
     /// outage that started before it has no failover time.
     pub gap_end_ns: i64,
-    /// Last SACK received from the old path's address before the failover.
+    /// Last SACK received from the old path's address before the failover, and its frame.
     pub last_heard_ns: Option<i64>,
+    pub last_heard_frame: u64,
     /// Timeouts on the old path since the outage started (indices into timeouts).
     pub timeouts: Vec<u32>,
     /// First retransmissions of originals sent on the old path since the outage started.

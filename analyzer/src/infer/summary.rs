@@ -660,12 +660,23 @@ fn diagnose_failovers(
         // A SACK that still arrived over the old path after the first lost original was sent
         // shows the path alive until then (in-flight and queued originals are lost at the cut):
         // the outage cannot have started before it.
+        // When no original counts as lost (those a T3-rtx expiry resent had arrived; only their
+        // SACKs were lost), the old path fell silent at its last SACK: the outage as far as the
+        // trace can tell, provided the sender's timer for that path expired in the silence.
+        let silent = f.last_heard_ns.filter(|&h| {
+            h <= f.t_ns
+                && dir
+                    .timeouts
+                    .iter()
+                    .any(|t| t.path == from && t.t_ns > h && t.t_ns <= f.t_ns)
+        });
         let outage = truly_lost
             .or(f.outage_start_ns.zip(f.outage_frame))
             .map(|(t, fr)| match f.last_heard_ns {
                 Some(h) if h > t && h <= f.t_ns => (h, fr),
                 _ => (t, fr),
-            });
+            })
+            .or(silent.map(|h| (h, f.last_heard_frame)));
         let start = outage.map_or(f.t_ns, |o| o.0);
         if truly_lost.is_none() {
             if let Some((tsn, why)) = delivered.first() {
@@ -943,6 +954,7 @@ mod tests {
             outage_frame: None,
             gap_end_ns: i64::MIN,
             last_heard_ns: None,
+            last_heard_frame: 0,
             timeouts: vec![0, 1, 2],
             episode_rtx: Vec::new(),
             spurious: false,
@@ -1090,5 +1102,42 @@ mod tests {
             chain_expiries(&dir, &struck, None, None).map(|c| c.0),
             Some(3)
         );
+    }
+
+    #[test]
+    fn an_outage_whose_resent_originals_had_arrived_starts_when_the_old_path_fell_silent() {
+        // Linux lab run (bulk, PF on): the last SACK over path 0 came at 3.0535 s, T3-rtx
+        // expired at 3.1815 s and resent two chunks that had arrived (only their SACK was lost
+        // at the cut), and new DATA moved at 3.2225 s: no original counts as lost.
+        let mut dir = DirInfer::default();
+        dir.dsts = vec![
+            super::super::direction::DstState::new("10.201.1.2".parse().unwrap()),
+            super::super::direction::DstState::new("10.201.2.2".parse().unwrap()),
+        ];
+        let mut f = failover(3.2225, None);
+        f.timeouts = Vec::new();
+        f.last_heard_ns = Some(3_053_533_000);
+        f.last_heard_frame = 5748;
+        dir.failovers = vec![f];
+        let diagnose = |dir: &mut DirInfer| {
+            diagnose_failovers(
+                dir,
+                Vantage::Sender,
+                Some(40.0),
+                None,
+                None,
+                None,
+                None,
+                true,
+            );
+            (
+                dir.failovers[0].outage_start_ns,
+                dir.failovers[0].outage_frame,
+            )
+        };
+        // No expiry of the old path's timer in the silence: no outage start.
+        assert_eq!(diagnose(&mut dir.clone()), (None, None));
+        dir.timeouts = vec![expiry(3.1815, 128.0, 0, TimerStart::Sack)];
+        assert_eq!(diagnose(&mut dir), (Some(3_053_533_000), Some(5748)));
     }
 }
