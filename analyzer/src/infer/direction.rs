@@ -110,14 +110,16 @@ pub struct DstState {
 /// packets (RFC 9260 6.9: an SCTP sender fits its packets to the path MTU). A SACK after it
 /// acknowledges more than one packet, so it is no delayed-SACK sample (METRICS.md: exactly
 /// one DATA packet). On a jumbo-frame path this only drops the samples of large packets.
-fn oversize(ctx: &PacketCtx) -> bool {
+/// `len`: the SCTP packet's length; `ctx`: any packet of the association (for the address family
+/// and UDP encapsulation).
+fn oversize(len: u32, ctx: &PacketCtx) -> bool {
     const ETHERNET_MTU: u32 = 1500;
     let ip = match ctx.dst {
         IpAddr::V4(_) => 20,
         IpAddr::V6(_) => 40,
     };
     let udp = if ctx.udp_encap { 8 } else { 0 };
-    ctx.len + ip + udp > ETHERNET_MTU
+    len + ip + udp > ETHERNET_MTU
 }
 
 /// SRTT + 4 RTTVAR of a tick estimator (`stats::rtt_update_ticks`) in ms.
@@ -223,8 +225,8 @@ pub struct DirInfer {
     cur_pkt_ibit: bool,
     last_data_ns: i64,
     last_data_pkt: u64,
-    /// The last DATA packet was larger than an Ethernet link carries (`oversize`).
-    last_data_oversize: bool,
+    /// SCTP length of the last DATA packet (`oversize` reads it).
+    last_data_len: u32,
     first_data_pkt: Option<u64>,
     /// A HEARTBEAT from the data sender since the last DATA (flushes a delayed SACK).
     hb_since_data: bool,
@@ -288,9 +290,9 @@ impl DirInfer {
         let Some(i) = self.dsts.iter().position(|d| d.addr == ctx.dst) else {
             return;
         };
-        let acked = self.dsts[i].last_hb_ack_ns;
         let d = &mut self.dsts[i];
-        let again = d.hb_unanswered_since.is_some();
+        let unanswered = d.hb_unanswered_since;
+        let again = unanswered.is_some();
         match d.hb_unanswered_since {
             None => d.hb_unanswered_since = Some(ctx.ts_ns),
             Some(_) => {
@@ -305,7 +307,8 @@ impl DirInfer {
                 }
                 match f.probe_ns {
                     None => f.probe_ns = Some(ctx.ts_ns),
-                    Some(p) if f.probe2_ns.is_none() && acked.is_none_or(|a| a < p) => {
+                    // No HEARTBEAT-ACK since the first probe: it is still unanswered.
+                    Some(p) if f.probe2_ns.is_none() && unanswered.is_some_and(|u| u <= p) => {
                         f.probe2_ns = Some(ctx.ts_ns);
                     }
                     _ => {}
@@ -347,7 +350,7 @@ impl DirInfer {
         }
         self.last_data_ns = ctx.ts_ns;
         self.last_data_pkt = self.pkt_seq;
-        self.last_data_oversize = oversize(ctx);
+        self.last_data_len = ctx.len;
         self.hb_since_data = false;
 
         let below_cum = self.cum_ack.is_some_and(|c| serial::le(d.tsn, c));
@@ -961,7 +964,7 @@ impl DirInfer {
                 && !has_dups
                 && !self.prev_sack_had_gaps
                 && pkt == self.last_data_pkt
-                && !self.last_data_oversize
+                && !oversize(self.last_data_len, ctx)
                 && Some(pkt) != self.first_data_pkt
                 && !self.hb_since_data
                 && !hb_flush
