@@ -176,16 +176,21 @@ impl TsnWindow {
     }
 }
 
+/// Sequence numbers below a stream's highest that are remembered as seen: a late message within
+/// them heals its hole (`SsnTrack`). As many as `TSN_WINDOW`: a message delayed behind fewer
+/// TSNs than that (a retransmission after a failover, with later messages sent meanwhile) is
+/// late, not missing.
+const SSN_WINDOW: u32 = TSN_WINDOW;
+
 /// Ordered stream sequence numbers (DATA: SSN, 16 bits; I-DATA: MID, 32 bits) of one stream:
-/// the highest, which of the 64 below it were seen, and the numbers that left that window
-/// unseen (skipped: never in the capture).
+/// the highest, which of the `SSN_WINDOW` below it were seen (bit `n % SSN_WINDOW`), and the
+/// numbers that left that window unseen (skipped: never in the capture).
 #[derive(Debug, Clone, Copy, Default)]
 struct SsnTrack {
     started: bool,
     epoch: u16,
     highest: u32,
-    /// Bit i: number `highest - i` seen.
-    bits: u64,
+    bits: [u64; (SSN_WINDOW / 64) as usize],
     /// Numbers from the first one seen to the highest (positions past it are not gaps).
     span: u32,
     gaps: u64,
@@ -193,56 +198,62 @@ struct SsnTrack {
 
 impl SsnTrack {
     #[inline]
+    fn slot(n: u32) -> (usize, u64) {
+        let i = n % SSN_WINDOW;
+        ((i / 64) as usize, 1u64 << (i % 64))
+    }
+
+    #[inline]
     fn add(&mut self, n: u32, wide: bool, epoch: u16) {
         if !self.started || self.epoch != epoch {
             // First number, or the stream was reset (RFC 6525 5.2.2: numbering starts again).
-            self.gaps += self.window_gaps();
+            let gaps = self.gaps + self.window_gaps();
             *self = SsnTrack {
                 started: true,
                 epoch,
                 highest: n,
-                bits: 1,
                 span: 1,
-                gaps: self.gaps,
+                gaps,
+                ..SsnTrack::default()
             };
+            let (w, b) = Self::slot(n);
+            self.bits[w] |= b;
             return;
         }
+        // RFC 9260 3.3.1: SSNs are 16 bits (serial); RFC 8260 2.1: MIDs 32.
         let d: i64 = if wide {
             i64::from(n.wrapping_sub(self.highest) as i32)
         } else {
             i64::from((n as u16).wrapping_sub(self.highest as u16) as i16)
         };
-        if d == 1 {
-            // The next number (the common case): the window's far end leaves it, a gap when it
-            // was not seen.
-            if self.span >= 64 {
-                self.gaps += 1 - (self.bits >> 63);
-            }
-            self.bits = (self.bits << 1) | 1;
-            self.highest = n;
-            self.span = self.span.saturating_add(1);
-        } else if d > 0 {
-            let d = d as u64;
-            let held = u64::from(self.span.min(64));
-            if d >= 64 {
+        if d > 0 {
+            let d = d as u32;
+            if d >= SSN_WINDOW {
                 // Every number in the window leaves it; so do those skipped beyond its reach.
-                self.gaps += held - u64::from(self.bits.count_ones()) + (d - 64);
-                self.bits = 1;
+                self.gaps += self.window_gaps() + u64::from(d - SSN_WINDOW);
+                self.bits = Default::default();
             } else {
-                let lo = 64 - d;
-                if held > lo {
-                    let leaving = (self.bits >> lo) & ((1u64 << (held - lo)) - 1);
-                    self.gaps += held - lo - u64::from(leaving.count_ones());
+                // The numbers passed over take the slots of those leaving the window's far end
+                // (usually one step): a gap when one left unseen.
+                for k in 1..=d {
+                    let m = self.highest.wrapping_add(k);
+                    let (w, b) = Self::slot(m);
+                    if self.span.saturating_add(k) > SSN_WINDOW {
+                        self.gaps += u64::from(self.bits[w] & b == 0);
+                    }
+                    self.bits[w] &= !b;
                 }
-                self.bits = (self.bits << d) | 1;
             }
+            let (w, b) = Self::slot(n);
+            self.bits[w] |= b;
             self.highest = n;
-            self.span = self.span.saturating_add(d as u32);
+            self.span = self.span.saturating_add(d);
         } else if d < 0 {
             // A late message (sent or captured out of order) fills its hole.
-            let back = (-d) as u32;
-            if back < 64 && back < self.span {
-                self.bits |= 1u64 << back;
+            let back = d.unsigned_abs();
+            if back < u64::from(SSN_WINDOW) && back < u64::from(self.span) {
+                let (w, b) = Self::slot(n);
+                self.bits[w] |= b;
             }
         }
     }
@@ -252,13 +263,14 @@ impl SsnTrack {
         if !self.started {
             return 0;
         }
-        let held = self.span.min(64);
-        let mask = if held >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << held) - 1
-        };
-        u64::from(held - (self.bits & mask).count_ones())
+        let held = self.span.min(SSN_WINDOW);
+        let seen: u32 = (0..held)
+            .map(|k| {
+                let (w, b) = Self::slot(self.highest.wrapping_sub(k));
+                u32::from(self.bits[w] & b != 0)
+            })
+            .sum();
+        u64::from(held - seen)
     }
 
     fn total_gaps(&self) -> u64 {

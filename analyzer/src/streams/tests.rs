@@ -443,8 +443,8 @@ fn streams_and_events_are_bounded() {
 }
 
 /// The SSN window's gap count (with its fast path for the next number) against a plain
-/// reference: a number is a gap once it leaves the 64-number window unseen, or is still missing
-/// inside it at the end; a late number fills its hole only inside the window.
+/// reference: a number is a gap once it leaves the `SSN_WINDOW`-number window unseen, or is still
+/// missing inside it at the end; a late number fills its hole only inside the window.
 #[test]
 fn ssn_window_gaps_match_a_plain_reference() {
     let mut seed = 0x55_aa_u64;
@@ -460,28 +460,31 @@ fn ssn_window_gaps_match_a_plain_reference() {
         let mut seen = std::collections::BTreeSet::from([first]);
         let mut gone_unseen = 0u64;
         t.add(first, true, 0);
-        for _ in 0..(50 + round * 3) {
+        for _ in 0..(50 + round * 20) {
             let r = next() % 100;
             let n = if r < 80 {
                 highest + 1
             } else if r < 90 {
-                highest + 2 + next() % 70
+                highest + 2 + next() % (SSN_WINDOW + 100)
             } else {
-                highest.saturating_sub(next() % 80).max(first)
+                highest
+                    .saturating_sub(next() % (SSN_WINDOW + 200))
+                    .max(first)
             };
             if n > highest {
-                // Numbers leaving the window [n - 63, n].
-                for m in highest.saturating_sub(63).max(first)..n.saturating_sub(63).max(first) {
+                // Numbers leaving the window [n - SSN_WINDOW + 1, n].
+                let w = SSN_WINDOW - 1;
+                for m in highest.saturating_sub(w).max(first)..n.saturating_sub(w).max(first) {
                     gone_unseen += u64::from(!seen.contains(&m));
                 }
                 highest = n;
                 seen.insert(n);
-            } else if highest - n < 64 {
+            } else if highest - n < SSN_WINDOW {
                 seen.insert(n);
             }
             t.add(n, true, 0);
         }
-        let window = highest.saturating_sub(63).max(first)..=highest;
+        let window = highest.saturating_sub(SSN_WINDOW - 1).max(first)..=highest;
         let missing = window.filter(|m| !seen.contains(m)).count() as u64;
         assert_eq!(t.total_gaps(), gone_unseen + missing, "round {round}");
     }
