@@ -317,6 +317,19 @@ impl DirInfer {
         }
     }
 
+    /// The latest original transmission to destination `dst` among the outstanding TSNs (the
+    /// newest `NEW_TO_SCAN`: run once per failover).
+    fn latest_new_to(&self, dst: PathIdx) -> Option<i64> {
+        const NEW_TO_SCAN: usize = 4096;
+        self.tsns
+            .iter()
+            .rev()
+            .take(NEW_TO_SCAN)
+            .filter(|e| e.seen && e.first_path == dst)
+            .map(|e| e.first_ns)
+            .max()
+    }
+
     fn entry_idx(&self, tsn: u32) -> Option<usize> {
         if self.tsns.is_empty() {
             return None;
@@ -488,6 +501,7 @@ impl DirInfer {
                 return;
             }
         }
+        let new_to_old_ns = self.latest_new_to(cur);
         let old = &self.dsts[cur as usize];
         self.failovers.push(Failover {
             t_ns: ctx.ts_ns,
@@ -510,6 +524,8 @@ impl DirInfer {
             probe2_ns: None,
             hb_unanswered_ns: old.hb_unanswered_since,
             hb_again_ns: old.hb_again_unanswered,
+            new_to_old_ns,
+            hb_strikes: 0,
             policy: None,
             chain_reset_ns: old.acked_rtx_ns,
         });

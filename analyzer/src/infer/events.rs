@@ -159,8 +159,13 @@ pub struct Failover {
     /// next one sent while it was.
     pub hb_unanswered_ns: Option<i64>,
     pub hb_again_ns: Option<i64>,
+    /// The latest original DATA transmission to the old destination still outstanding at the
+    /// failover (the destination was still taking new DATA then).
+    pub new_to_old_ns: Option<i64>,
     /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
     pub policy: Option<FailoverPolicy>,
+    /// Unanswered HEARTBEATs the policy's chain counted among its strikes (RFC 9260 8.3).
+    pub hb_strikes: u32,
     /// Latest acknowledgement of a retransmitted chunk last sent to the old destination before
     /// the failover: a stack that clears the error count then (RFC 9260 8.2, Linux) restarts
     /// its chain of expiries there.

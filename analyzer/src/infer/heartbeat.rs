@@ -131,7 +131,7 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
 /// `calc_index`: 1 tick below 63, 8 below 504, 64 below 4032, then 512), so a timer fires
 /// uniformly up to that much late, never early: half of it on average (40 ms for the 0.63-5 s
 /// of a heartbeat period).
-fn wheel_late_ms(ms: f64) -> f64 {
+pub(super) fn wheel_late_ms(ms: f64) -> f64 {
     let ticks = ms / 10.0;
     let granularity = if ticks < 63.0 {
         1.0

@@ -1,6 +1,7 @@
 //! Timer inference per association direction (METRICS.md "Vantage point" .. "Delivery"): fed chunk
 //! by chunk during the single pass with bounded state, summarised once at the end.
 
+mod chain;
 pub mod direction;
 pub mod events;
 pub mod heartbeat;

@@ -1,8 +1,10 @@
 //! End-of-pass inference for one direction: vantage, SACK delay, RTO.min / RTO.max / RTO.Initial,
 //! Path.Max.Retrans, spurious-failover diagnosis with cause and recommendation.
 
+use super::chain::{chain_expiries, failover_policy, policy_evidence, Chain};
 use super::direction::DirInfer;
 use super::events::{FailoverPolicy, RttKind, TimerStart};
+use super::heartbeat::Period;
 use super::stats::{median, Dist, Samples};
 use super::AssocInfer;
 use crate::decimal::Fixed;
@@ -378,7 +380,11 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         }
         _ => None,
     };
-    let policy_evidence = failover_policy.map(|p| policy_evidence(p, policies.len()));
+    let hb_struck = dir
+        .failovers
+        .iter()
+        .any(|f| f.policy.is_some() && f.hb_strikes > 0);
+    let policy_evidence = failover_policy.map(|p| policy_evidence(p, policies.len(), hb_struck));
     let pmr_evidence = if path_max_retrans.is_some() {
         claims.len() as u32
     } else {
@@ -432,197 +438,6 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     }
 }
 
-/// The expiries on the old path since the outage that a failover's chain is made of.
-fn chain_timeouts<'d>(
-    dir: &'d DirInfer,
-    f: &super::events::Failover,
-    tick_estimator: Option<bool>,
-) -> Vec<&'d super::events::Timeout> {
-    // A Linux kernel clears the error count on the acknowledgement of a chunk last sent to the
-    // destination, retransmitted or not (RFC 9260 8.2): its chain starts after that.
-    let reset = f.chain_reset_ns.filter(|_| tick_estimator == Some(true));
-    f.timeouts
-        .iter()
-        .filter_map(|&i| dir.timeouts.get(i as usize))
-        .filter(|t| reset.is_none_or(|r| t.t_ns > r))
-        .collect()
-}
-
-/// The consecutive expiries on the old path that led to a failover (RFC 9260 8.2: inactive after
-/// PMR + 1 of them; RFC 7829: potentially failed after pf_retrans + 1), counted only when the
-/// chain is complete: its first expiry ran from a send or a SACK (a stack that restarts T3-rtx on
-/// SACKs, RFC 9260 6.3.2 R3) with no hidden earlier expiry (observed RTO near what the estimate,
-/// its backoff rank and the known RTO.min allow), and each later one doubles the RTO (a
-/// quadrupling means one expiry retransmitted nothing: counted). Returns (expiries, last RTO ms).
-fn chain_expiries(
-    dir: &DirInfer,
-    f: &super::events::Failover,
-    rto_min_ms: Option<f64>,
-    tick_estimator: Option<bool>,
-) -> Option<(u32, f64, f64)> {
-    let ts = chain_timeouts(dir, f, tick_estimator);
-    let first = ts.first()?;
-    if !matches!(first.timer_start, TimerStart::Send | TimerStart::Sack) {
-        return None;
-    }
-    let r0 = first.observed_rto_ns? as f64 / 1e6;
-    if first.timer_start == TimerStart::Sack && tick_estimator == Some(false) {
-        return None;
-    }
-    // RFC 9260 8.3: a HEARTBEAT not acknowledged within an RTO counts against the destination
-    // like an expiry (Linux strikes when its heartbeat timer fires again while it is
-    // unanswered: at the next HEARTBEAT). A strike on the old destination between the chain's
-    // start and the failover means the expiries alone no longer tell Path.Max.Retrans + 1. A
-    // strike that made the destination inactive moves the DATA in the same timer event, and
-    // the HEARTBEAT of that event may leave just after it (`SAME_EVENT_NS`).
-    let chain_start = first.timer_start_ns.unwrap_or(first.t_ns);
-    let strike = if tick_estimator == Some(true) {
-        f.hb_again_ns
-    } else {
-        f.hb_unanswered_ns
-            .map(|h| h + first.observed_rto_ns.unwrap_or(0))
-    };
-    if strike.is_some_and(|h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS) {
-        return None;
-    }
-    // The RTO the stack may have held: the exact RFC 9260 6.3.1 estimate, or the one a stack
-    // keeping it in 10 ms ticks holds, at least RTO.min; doubled per earlier expiry (6.3.3 E2).
-    let est = match (first.est_rto_ms, first.est_rto_coarse_ms) {
-        (Some(e), Some(c)) => Some(e.max(c)),
-        (e, c) => e.or(c),
-    };
-    let expected = match (est, rto_min_ms) {
-        (Some(e), Some(m)) => e.max(m),
-        (Some(e), None) => e,
-        (None, Some(m)) => m,
-        (None, None) => return None,
-    } * 2f64.powi(first.backoff.min(16) as i32);
-    // RFC 9260 15 (RTO.min 1 s, the Linux default too) explains a first expiry near 1 s.
-    let default_floor = DEFAULT_RTO_MIN_MS * 2f64.powi(first.backoff.min(16) as i32);
-    let at_default_floor = r0 >= default_floor && r0 <= 1.5 * default_floor;
-    // A hidden earlier expiry is one whose retransmission the capture did not show. A Linux
-    // kernel restarts T3-rtx on SACKs (so the start is in the trace) and sends each expiry's
-    // retransmission (RFC 9260 6.3.3 E3) to an alternate destination when it has one (6.4.1):
-    // when every expiry of the chain was seen retransmitting to another destination than the
-    // failing one, the capture holds that destination too and an earlier expiry would show.
-    // Then a first expiry above the estimate was bounded by an RTO.min the capture cannot tell.
-    let none_hidden = tick_estimator == Some(true)
-        && first.backoff == 0
-        && ts.iter().all(|t| t.to_path != t.path);
-    if r0 > 1.5 * expected.max(1.0) && !at_default_floor && !none_hidden {
-        return None;
-    }
-    // A timer restarted by a SACK runs a whole RTO from it and fires late, never early: a
-    // first expiry sooner after the SACK than the stack's RTO can be (the larger of the exact
-    // estimate and the lowest a tick estimator can hold, less a tenth) was started earlier (a
-    // stack that does not restart T3-rtx on SACKs, RFC 9260 6.3.2 R3 not followed): its start
-    // is not in the trace.
-    if first.timer_start == TimerStart::Sack {
-        let floor = match (first.est_rto_ms, first.est_rto_coarse_low_ms) {
-            (Some(e), Some(c)) => e.max(c),
-            (e, c) => e.or(c)?,
-        } * 2f64.powi(first.backoff.min(16) as i32);
-        if r0 < 0.9 * floor {
-            return None;
-        }
-    }
-    let mut count = 1u32;
-    let mut prev = r0;
-    let mut sum = r0;
-    for t in &ts[1..] {
-        let r = t.observed_rto_ns? as f64 / 1e6;
-        let ratio = r / prev;
-        if (1.5..=2.6).contains(&ratio) {
-            count += 1;
-        } else if (3.2..=5.2).contains(&ratio) {
-            count += 2;
-        } else {
-            return None;
-        }
-        prev = r;
-        sum += r;
-    }
-    let last = ts.last()?;
-    // The failover must follow the last expiry before another one could have come.
-    if (f.t_ns - last.t_ns) as f64 / 1e6 > 2.0 * prev {
-        return None;
-    }
-    Some((count, prev, sum))
-}
-
-/// Which rule moved the new DATA (METRICS.md "Failover policy"), from a complete expiry chain of
-/// `n` expiries ending at RTO `last_rto` ms:
-/// * after one expiry only a potentially-failed rule does it: RFC 7829 with pf_retrans 0 (an
-///   RFC 9260 8.2 failover would need Path.Max.Retrans 0);
-/// * after more, the old destination's next HEARTBEAT tells: a PF sender probes it one doubled
-///   RTO later, with jitter (RFC 7829 4, RFC 9260 8.3: 0.5 to 1.5 RTO), an inactive one is
-///   probed a heartbeat interval + RTO later (8.3). A probe sooner than half the shortest
-///   heartbeat spacing seen before is PF; none, or one no sooner than 3/4 of that spacing (or
-///   later than any PF probe can come) is RFC 9260 8.2 with PMR = n - 1; otherwise no claim.
-fn failover_policy(
-    f: &super::events::Failover,
-    chain: Option<(u32, f64, f64)>,
-    hb_gap_min_ms: Option<f64>,
-) -> Option<FailoverPolicy> {
-    let (n, last_rto, _) = chain?;
-    if n == 1 {
-        return Some(FailoverPolicy::Pf { pf_retrans: 0 });
-    }
-    let Some(probe) = f.probe_ns.map(|p| (p - f.t_ns) as f64 / 1e6) else {
-        return Some(FailoverPolicy::Rfc {
-            path_max_retrans: n - 1,
-        });
-    };
-    let pf_latest = PF_PROBE_LATE * 2.0 * last_rto;
-    let rfc = FailoverPolicy::Rfc {
-        path_max_retrans: n - 1,
-    };
-    // The next probe, the first unanswered: a potentially failed destination is probed again
-    // 0.5 to 1.5 of its RTO later (doubled by the last expiry, RFC 9260 6.3.3 E2), an inactive
-    // one a heartbeat interval later on top (RFC 9260 8.3; Linux `sctp_transport_timeout`). A
-    // second probe sooner than the earliest an inactive one can come (the heartbeat interval at
-    // least half the shortest heartbeat spacing seen) is PF.
-    let again = f
-        .probe2_ns
-        .map(|p| (p - f.probe_ns.unwrap_or(p)) as f64 / 1e6);
-    match (hb_gap_min_ms, again) {
-        (Some(h), _) if probe < 0.5 * h && probe <= pf_latest => {
-            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
-        }
-        (Some(h), Some(a)) if a < 0.5 * h + last_rto && a <= pf_latest => {
-            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
-        }
-        (Some(h), _) if probe >= 0.75 * h => Some(rfc),
-        _ if probe > pf_latest => Some(rfc),
-        _ => None,
-    }
-}
-
-/// Packets a stack sends in one timer event leave within this of each other.
-const SAME_EVENT_NS: i64 = 1_000_000;
-
-/// RFC 9260 15: the recommended RTO.min.
-const DEFAULT_RTO_MIN_MS: f64 = 1000.0;
-
-/// The latest a PF probe comes, in doubled RTOs after the failover: 1.5 (RFC 9260 8.3 jitter)
-/// and timer lateness.
-const PF_PROBE_LATE: f64 = 1.6;
-
-/// The policy's evidence in words.
-fn policy_evidence(p: FailoverPolicy, failovers: usize) -> String {
-    match p {
-        FailoverPolicy::Pf { pf_retrans } => format!(
-            "new DATA moved after {} T3-rtx expir{} on the old path, before Path.Max.Retrans + 1 could be reached, and the old path was probed with HEARTBEATs (RFC 7829 potentially failed, pf_retrans {pf_retrans}); {failovers} failover(s)",
-            pf_retrans + 1,
-            if pf_retrans == 0 { "y" } else { "ies" }
-        ),
-        FailoverPolicy::Rfc { path_max_retrans } => format!(
-            "new DATA moved after {} consecutive T3-rtx expiries on the old path, which was then not probed again within a doubled RTO (RFC 9260 8.2 inactive at Path.Max.Retrans {path_max_retrans} + 1); {failovers} failover(s)",
-            path_max_retrans + 1
-        ),
-    }
-}
-
 /// Marks spurious failovers with their evidence, cause and recommendation (METRICS.md "Failover").
 #[allow(clippy::too_many_arguments)]
 fn diagnose_failovers(
@@ -637,6 +452,15 @@ fn diagnose_failovers(
 ) {
     let linux = (tick_estimator == Some(true), peer_linux);
     let (sd_ms, sd_high_ms) = (sd.map(|d| d.0), sd.map(|d| d.1));
+    // The sender's idle heartbeat periods, for the heartbeat interval's floor (Linux timers).
+    let hb_periods: Vec<Period> = if linux.0 {
+        dir.dsts
+            .iter()
+            .flat_map(|d| d.hb_period.periods().iter().copied())
+            .collect()
+    } else {
+        Vec::new()
+    };
     for fi in 0..dir.failovers.len() {
         let f = dir.failovers[fi].clone();
         let from = f.from;
@@ -700,7 +524,8 @@ fn diagnose_failovers(
             ));
         }
         let chain = chain_expiries(dir, &f, rto_min_ms, tick_estimator);
-        let policy = failover_policy(&f, chain, hb_gap_min_ms);
+        let policy = failover_policy(&f, chain, hb_gap_min_ms, &hb_periods);
+        let hb_strikes = chain.map_or(0, |c| c.hb_strikes);
         let pmr = match policy {
             Some(FailoverPolicy::Rfc { path_max_retrans }) => Some(path_max_retrans),
             _ => None,
@@ -766,6 +591,7 @@ fn diagnose_failovers(
         fo.recommendation = recommendation;
         fo.pmr = pmr;
         fo.policy = policy;
+        fo.hb_strikes = if policy.is_some() { hb_strikes } else { 0 };
         let _ = vantage;
     }
 }
@@ -778,7 +604,7 @@ fn diagnose_failovers(
 fn path_failure(
     dir: &DirInfer,
     f: &super::events::Failover,
-    (chain, policy): (Option<(u32, f64, f64)>, Option<FailoverPolicy>),
+    (chain, policy): (Option<Chain>, Option<FailoverPolicy>),
     start_ns: i64,
     (base_rtt_ms, sd_high_ms): (Option<f64>, Option<f64>),
     tick_estimator: Option<bool>,
@@ -824,18 +650,31 @@ fn path_failure(
             pf_retrans + 1,
             if pf_retrans == 0 { "y" } else { "ies" }
         )),
-        Some(FailoverPolicy::Rfc { path_max_retrans }) => evidence.push(format!(
-            "Path.Max.Retrans {path_max_retrans} + 1 expiries made the path inactive (RFC 9260 8.2)"
-        )),
+        Some(FailoverPolicy::Rfc { path_max_retrans }) => evidence.push(match chain {
+            Some(c) if c.hb_strikes > 0 => format!(
+                "Path.Max.Retrans {path_max_retrans} + 1 strikes made the path inactive (RFC 9260 8.2): {} T3-rtx expiries and {} unanswered HEARTBEAT{} (RFC 9260 8.3), struck by the heartbeat timer {} ms after the last expiry with new DATA sent to the path in between (a Linux kernel strikes when it sends a HEARTBEAT while one is unanswered)",
+                c.strikes - c.hb_strikes,
+                c.hb_strikes,
+                if c.hb_strikes == 1 { "" } else { "s" },
+                Fixed(
+                    (f.t_ns - f.timeouts.last().and_then(|&i| dir.timeouts.get(i as usize)).map_or(f.t_ns, |t| t.t_ns)) as f64 / 1e6,
+                    0
+                )
+            ),
+            _ => format!(
+                "Path.Max.Retrans {path_max_retrans} + 1 expiries made the path inactive (RFC 9260 8.2)"
+            ),
+        }),
         None => {}
     }
     let linux = tick_estimator == Some(true);
     // What-if figures (`whatif`): only from a complete chain.
-    let recommendation = chain.and_then(|(n, _, sum)| {
+    // The what-if model doubles the RTO per expiry: a chain with a heartbeat strike is left out.
+    let recommendation = chain.filter(|c| c.hb_strikes == 0).and_then(|c| {
         super::whatif::recommendation(
             dir,
             f,
-            (n, sum),
+            (c.strikes, c.sum_ms),
             (start_ns, failover_ms),
             (base_rtt_ms, sd_high_ms),
             linux,
@@ -941,168 +780,7 @@ fn classify(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::infer::events::{Failover, Timeout};
-
-    fn failover(t_s: f64, probe_s: Option<f64>) -> Failover {
-        let ns = |s: f64| (s * 1e9) as i64;
-        Failover {
-            t_ns: ns(t_s),
-            frame: 1,
-            from: 0,
-            to: 1,
-            outage_start_ns: None,
-            outage_frame: None,
-            gap_end_ns: i64::MIN,
-            last_heard_ns: None,
-            last_heard_frame: 0,
-            timeouts: vec![0, 1, 2],
-            episode_rtx: Vec::new(),
-            spurious: false,
-            evidence: Vec::new(),
-            cause: None,
-            recommendation: None,
-            pmr: None,
-            probe_ns: probe_s.map(ns),
-            probe2_ns: None,
-            hb_unanswered_ns: None,
-            hb_again_ns: None,
-            policy: None,
-            chain_reset_ns: None,
-        }
-    }
-
-    #[test]
-    fn one_expiry_is_pf_and_more_read_the_probe_of_the_old_path() {
-        // RFC 7829: new DATA moved at the first expiry.
-        assert_eq!(
-            failover_policy(&failover(5.0, None), Some((1, 120.0, 120.0)), Some(1120.0)),
-            Some(FailoverPolicy::Pf { pf_retrans: 0 })
-        );
-        // Three expiries, the old path next probed 1.3 s later while heartbeats came 1.12 s
-        // apart: an inactive destination (RFC 9260 8.2), PMR 2 (lab run lk_pf0).
-        let rfc = Some(FailoverPolicy::Rfc {
-            path_max_retrans: 2,
-        });
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(6.31)),
-                Some((3, 484.0, 844.0)),
-                Some(1120.0)
-            ),
-            rfc
-        );
-        // No probe at all: RFC too.
-        assert_eq!(
-            failover_policy(&failover(5.0, None), Some((3, 484.0, 844.0)), Some(1120.0)),
-            rfc
-        );
-        // Probed one doubled RTO later, far sooner than any heartbeat interval: PF, pf_retrans 2.
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.9)),
-                Some((3, 484.0, 844.0)),
-                Some(5000.0)
-            ),
-            Some(FailoverPolicy::Pf { pf_retrans: 2 })
-        );
-        // Between the two, or without a heartbeat interval to compare: no claim.
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.7)),
-                Some((3, 484.0, 844.0)),
-                Some(1120.0)
-            ),
-            None
-        );
-        assert_eq!(
-            failover_policy(&failover(5.0, Some(5.9)), Some((3, 484.0, 844.0)), None),
-            None
-        );
-        // Probed later than a PF probe can come: RFC.
-        assert_eq!(
-            failover_policy(&failover(5.0, Some(7.0)), Some((3, 484.0, 844.0)), None),
-            rfc
-        );
-        // The first probe as an inactive destination's would come, but the next one followed
-        // it 1.28 s later, sooner than a 1.2 s-spaced heartbeat interval plus half the doubled
-        // 870 ms RTO allow: PF, pf_retrans 2 (Linux lab run with pf_retrans 2, PMR 5).
-        let mut pf = failover(5.472, Some(6.432));
-        pf.probe2_ns = Some(7_712_000_000);
-        assert_eq!(
-            failover_policy(&pf, Some((3, 870.0, 1480.0)), Some(1200.0)),
-            Some(FailoverPolicy::Pf { pf_retrans: 2 })
-        );
-        // An inactive destination's next probe, 1.94 s on (lab run lk_failback_pf0, PMR 2).
-        let mut inactive = failover(6.251, Some(7.431));
-        inactive.probe2_ns = Some(9_371_000_000);
-        assert_eq!(
-            failover_policy(&inactive, Some((3, 740.0, 1270.0)), Some(1200.0)),
-            rfc
-        );
-        // An incomplete chain tells nothing.
-        assert_eq!(failover_policy(&failover(5.0, None), None, None), None);
-    }
-
-    /// A Linux sender's expiry on path 0 at `t_s`, `rto_ms` after its timer started, the
-    /// retransmission sent to path 1.
-    fn expiry(t_s: f64, rto_ms: f64, backoff: u32, start: TimerStart) -> Timeout {
-        let t_ns = (t_s * 1e9) as i64;
-        let rto_ns = (rto_ms * 1e6) as i64;
-        Timeout {
-            t_ns,
-            frame: 1,
-            path: 0,
-            to_path: 1,
-            timer_start: start,
-            timer_start_ns: Some(t_ns - rto_ns),
-            observed_rto_ns: Some(rto_ns),
-            observed_rto_nr_ns: None,
-            timer_start_nr: TimerStart::Unknown,
-            backoff,
-            chunks: 1,
-            est_rto_ms: Some(45.0),
-            est_rto_coarse_ms: Some(130.0),
-            est_rto_coarse_low_ms: Some(120.0),
-            first_tsn: 1,
-        }
-    }
-
-    #[test]
-    fn a_heartbeat_strike_within_the_chain_leaves_path_max_retrans_untold() {
-        let mut dir = DirInfer::default();
-        dir.timeouts = vec![
-            expiry(4.10, 125.0, 0, TimerStart::Sack),
-            expiry(4.35, 250.0, 1, TimerStart::Send),
-            expiry(4.85, 500.0, 2, TimerStart::Send),
-        ];
-        let f = failover(4.86, None);
-        let linux = Some(true);
-        assert_eq!(chain_expiries(&dir, &f, None, linux).map(|c| c.0), Some(3));
-        // A HEARTBEAT to the old path at 4.2 s went unanswered; a Linux kernel struck it when
-        // it sent the next one, at 4.5 s, within the chain: four strikes, not three.
-        let mut struck = f.clone();
-        struck.hb_unanswered_ns = Some(4_200_000_000);
-        struck.hb_again_ns = Some(4_500_000_000);
-        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
-        // The next one left with the failover's own DATA: the strike that made the path
-        // inactive.
-        struck.hb_again_ns = Some(4_860_300_000);
-        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
-        // Not sent again before the failover: no Linux strike yet.
-        struck.hb_again_ns = None;
-        assert_eq!(
-            chain_expiries(&dir, &struck, None, linux).map(|c| c.0),
-            Some(3)
-        );
-        // RFC 9260 8.3 (a stack not known to be Linux): struck one RTO after it was sent, at
-        // 4.325 s, within the chain; one sent at 4.8 s would be struck after the failover.
-        assert_eq!(chain_expiries(&dir, &struck, None, None), None);
-        struck.hb_unanswered_ns = Some(4_800_000_000);
-        assert_eq!(
-            chain_expiries(&dir, &struck, None, None).map(|c| c.0),
-            Some(3)
-        );
-    }
+    use crate::infer::chain::tests::{expiry, failover};
 
     #[test]
     fn an_outage_whose_resent_originals_had_arrived_starts_when_the_old_path_fell_silent() {
