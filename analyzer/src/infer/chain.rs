@@ -50,24 +50,19 @@ pub(super) fn chain_expiries(
     // strike that made the destination inactive moves the DATA in the same timer event, and
     // the HEARTBEAT of that event may leave just after it (`SAME_EVENT_NS`).
     let chain_start = first.timer_start_ns.unwrap_or(first.t_ns);
-    let linux = tick_estimator == Some(true);
-    let strike = if linux {
-        f.hb_again_ns
+    // Linux strikes are counted where that is sound (`linux_hb_strikes`); for another stack any
+    // strike in the chain (one RTO after a HEARTBEAT left unanswered) means no claim.
+    let (hb_between, strike_moved) = if tick_estimator == Some(true) {
+        linux_hb_strikes(f, &ts, chain_start)?
     } else {
-        f.hb_unanswered_ns
-            .map(|h| h + first.observed_rto_ns.unwrap_or(0))
+        let strike = f
+            .hb_unanswered_ns
+            .map(|h| h + first.observed_rto_ns.unwrap_or(0));
+        if strike.is_some_and(|h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS) {
+            return None;
+        }
+        (0, false)
     };
-    let last_t3_ns = ts.last()?.t_ns;
-    // The one strike that can still be counted: a Linux kernel's, in the timer event that moved
-    // the DATA, after new DATA had gone to the old destination following the last expiry (so
-    // that expiry had left it active). `hb_again_ns` is the first HEARTBEAT sent while one was
-    // unanswered, so no other strike came between.
-    let strike_moved = linux
-        && strike.is_some_and(|h| (h - f.t_ns).abs() <= SAME_EVENT_NS && h > last_t3_ns)
-        && f.new_to_old_ns.is_some_and(|n| n > last_t3_ns);
-    if !strike_moved && strike.is_some_and(|h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS) {
-        return None;
-    }
     // The RTO the stack may have held: the exact RFC 9260 6.3.1 estimate, or the one a stack
     // keeping it in 10 ms ticks holds, at least RTO.min; doubled per earlier expiry (6.3.3 E2).
     let est = match (first.est_rto_ms, first.est_rto_coarse_ms) {
@@ -130,24 +125,66 @@ pub(super) fn chain_expiries(
     if (f.t_ns - last.t_ns) as f64 / 1e6 > 2.0 * prev {
         return None;
     }
-    Some(if strike_moved {
-        // RFC 9260 8.3 / Linux `sctp_do_8_2_transport_strike`: the strike doubled the RTO too.
-        Chain {
-            strikes: count + 1,
-            hb_strikes: 1,
-            first_rto_ms: r0,
-            last_rto_ms: 2.0 * prev,
-            sum_ms: sum,
-        }
-    } else {
-        Chain {
-            strikes: count,
-            hb_strikes: 0,
-            first_rto_ms: r0,
-            last_rto_ms: prev,
-            sum_ms: sum,
-        }
+    // RFC 9260 8.3 / Linux `sctp_do_8_2_transport_strike`: each heartbeat strike doubled the
+    // RTO too (the running T3-rtx timer kept its own).
+    let hb = hb_between + u32::from(strike_moved);
+    Some(Chain {
+        strikes: count + hb,
+        hb_strikes: hb,
+        hb_moved: strike_moved,
+        first_rto_ms: r0,
+        last_rto_ms: prev * 2f64.powi(hb.min(16) as i32),
+        sum_ms: sum,
     })
+}
+
+/// The heartbeat strikes of a Linux sender (a HEARTBEAT sent while one was unanswered) within a
+/// failover's chain of expiries `ts`, when they can be counted: (strikes between the last two
+/// expiries, whether one more came in the timer event that moved the DATA). None when a strike
+/// came where no count is sound:
+/// - before the second-to-last expiry: the doubled RTO shows in a later expiry's ratio, which
+///   the chain reads as a silent expiry;
+/// - after the last expiry but not in the event that moved the DATA, or with no new DATA sent to
+///   the old destination after the last expiry (that expiry may have made it inactive);
+/// - more strikes than are kept.
+///
+/// Some((0, false)) when no strike came in the chain.
+fn linux_hb_strikes(
+    f: &super::events::Failover,
+    ts: &[&super::events::Timeout],
+    chain_start: i64,
+) -> Option<(u32, bool)> {
+    let last = ts.last()?.t_ns;
+    let before_last = if ts.len() >= 2 {
+        ts[ts.len() - 2].t_ns
+    } else {
+        chain_start
+    };
+    let in_chain: Vec<i64> = f
+        .hb_strikes_seen
+        .times()
+        .filter(|&h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS)
+        .collect();
+    if !f.hb_strikes_seen.complete() && f.hb_strikes_seen.times().next()? >= chain_start {
+        return None;
+    }
+    let mut between = 0;
+    let mut moved = false;
+    for h in in_chain {
+        if h <= before_last {
+            return None;
+        } else if h < last {
+            between += 1;
+        } else if (h - f.t_ns).abs() <= SAME_EVENT_NS
+            && !moved
+            && f.new_to_old_ns.is_some_and(|n| n > last)
+        {
+            moved = true;
+        } else {
+            return None;
+        }
+    }
+    Some((between, moved))
 }
 
 /// A complete chain of strikes against the old destination (`chain_expiries`).
@@ -157,6 +194,8 @@ pub(super) struct Chain {
     pub(super) strikes: u32,
     /// Of them, unanswered HEARTBEATs (RFC 9260 8.3).
     pub(super) hb_strikes: u32,
+    /// The last strike was a HEARTBEAT, in the timer event that moved the DATA.
+    pub(super) hb_moved: bool,
     /// The observed RTO of the first expiry, ms: at least RTO.min and the RTO before the chain.
     pub(super) first_rto_ms: f64,
     /// The RTO of the last strike, ms (doubled by the one before, RFC 9260 6.3.3 E2).
@@ -290,6 +329,7 @@ pub(super) mod tests {
         Chain {
             strikes,
             hb_strikes: 0,
+            hb_moved: false,
             first_rto_ms: 125.0,
             last_rto_ms,
             sum_ms,
@@ -318,7 +358,7 @@ pub(super) mod tests {
             probe_ns: probe_s.map(ns),
             probe2_ns: None,
             hb_unanswered_ns: None,
-            hb_again_ns: None,
+            hb_strikes_seen: Default::default(),
             new_to_old_ns: None,
             hb_strikes: 0,
             policy: None,
@@ -499,8 +539,18 @@ pub(super) mod tests {
         }
     }
 
+    /// `f` with Linux heartbeat strikes at `times_s`.
+    fn struck_at(f: &Failover, times_s: &[f64]) -> Failover {
+        let mut f = f.clone();
+        f.hb_strikes_seen = Default::default();
+        for &t in times_s {
+            f.hb_strikes_seen.push((t * 1e9) as i64);
+        }
+        f
+    }
+
     #[test]
-    fn a_heartbeat_strike_within_the_chain_leaves_path_max_retrans_untold() {
+    fn heartbeat_strikes_within_the_chain_are_counted_only_where_sound() {
         let mut dir = DirInfer::default();
         dir.timeouts = vec![
             expiry(4.10, 125.0, 0, TimerStart::Sack),
@@ -509,33 +559,61 @@ pub(super) mod tests {
         ];
         let f = failover(4.86, None);
         let linux = Some(true);
-        assert_eq!(
-            chain_expiries(&dir, &f, None, linux).map(|c| c.strikes),
-            Some(3)
-        );
+        let strikes = |f: &Failover| {
+            chain_expiries(&dir, f, None, linux).map(|c| (c.strikes, c.hb_strikes, c.last_rto_ms))
+        };
+        assert_eq!(strikes(&f), Some((3, 0, 500.0)));
         // A HEARTBEAT to the old path at 4.2 s went unanswered; a Linux kernel struck it when
-        // it sent the next one, at 4.5 s, within the chain: four strikes, not three.
-        let mut struck = f.clone();
-        struck.hb_unanswered_ns = Some(4_200_000_000);
-        struck.hb_again_ns = Some(4_500_000_000);
-        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
-        // The next one left with the failover's own DATA: the strike that made the path
-        // inactive.
-        struck.hb_again_ns = Some(4_860_300_000);
-        assert_eq!(chain_expiries(&dir, &struck, None, linux), None);
+        // it sent the next one. At 4.3 s, before the second-to-last expiry: the doubled RTO
+        // would show in the last expiry's ratio, which the chain reads otherwise: no claim.
+        assert_eq!(strikes(&struck_at(&f, &[4.3])), None);
+        // At 4.5 s, between the last two expiries: the running timer kept its RTO, so the last
+        // ratio is 2; four strikes, and the RTO doubled once more.
+        assert_eq!(strikes(&struck_at(&f, &[4.5])), Some((4, 1, 1000.0)));
+        assert_eq!(strikes(&struck_at(&f, &[4.5, 4.7])), Some((5, 2, 2000.0)));
+        // With the failover's own DATA but no new DATA to the old path after the last expiry:
+        // that expiry may have made the path inactive, no claim.
+        assert_eq!(strikes(&struck_at(&f, &[4.8603])), None);
         // Not sent again before the failover: no Linux strike yet.
-        struck.hb_again_ns = None;
-        assert_eq!(
-            chain_expiries(&dir, &struck, None, linux).map(|c| c.strikes),
-            Some(3)
-        );
+        assert_eq!(strikes(&struck_at(&f, &[])), Some((3, 0, 500.0)));
+        // More strikes than are kept, the oldest kept within the chain: the count is unknown.
+        assert_eq!(strikes(&struck_at(&f, &[4.40, 4.45, 4.5, 4.55, 4.6])), None);
         // RFC 9260 8.3 (a stack not known to be Linux): struck one RTO after it was sent, at
         // 4.325 s, within the chain; one sent at 4.8 s would be struck after the failover.
-        assert_eq!(chain_expiries(&dir, &struck, None, None), None);
-        struck.hb_unanswered_ns = Some(4_800_000_000);
+        let mut other = f.clone();
+        other.hb_unanswered_ns = Some(4_200_000_000);
+        assert_eq!(chain_expiries(&dir, &other, None, None), None);
+        other.hb_unanswered_ns = Some(4_800_000_000);
         assert_eq!(
-            chain_expiries(&dir, &struck, None, None).map(|c| c.strikes),
+            chain_expiries(&dir, &other, None, None).map(|c| c.strikes),
             Some(3)
+        );
+    }
+
+    #[test]
+    fn a_linux_heartbeat_strike_between_the_last_two_expiries_is_counted() {
+        // Lab run ho7_assocrtx4_pmr5 (Linux, PF off, Path.Max.Retrans 5, hb_interval 700 ms):
+        // five expiries, the kernel's RTO 190 to 1520 ms; a HEARTBEAT sent at 9.36 s while
+        // one was unanswered doubled its RTO to 6080 ms (the kernel's own record), the timer
+        // running since 6.96 s kept 3040 ms and fired at 10.08 s: the sixth strike, inactive.
+        let mut dir = DirInfer::default();
+        dir.timeouts = vec![
+            expiry(4.1789, 196.5, 0, TimerStart::Sack),
+            expiry(4.5684, 386.6, 1, TimerStart::Send),
+            expiry(5.3583, 790.1, 2, TimerStart::Send),
+            expiry(6.9584, 1600.0, 3, TimerStart::Send),
+            expiry(10.0783, 3116.6, 4, TimerStart::Send),
+        ];
+        let mut f = failover(10.1388, None);
+        f.timeouts = vec![0, 1, 2, 3, 4];
+        let f = struck_at(&f, &[9.3618]);
+        let c = chain_expiries(&dir, &f, None, Some(true)).unwrap();
+        assert_eq!((c.strikes, c.hb_strikes, c.hb_moved), (6, 1, false));
+        assert_eq!(
+            failover_policy(&f, Some(c), Some(1120.0), &[]),
+            Some(FailoverPolicy::Rfc {
+                path_max_retrans: 5
+            })
         );
     }
 
@@ -556,11 +634,11 @@ pub(super) mod tests {
         let mut f = failover(10.801579, Some(10.801602));
         f.timeouts = vec![0, 1, 2, 3, 4];
         f.hb_unanswered_ns = Some(7_841_588_000);
-        f.hb_again_ns = Some(10_801_602_000);
         f.new_to_old_ns = Some(7_842_302_000);
+        let f = struck_at(&f, &[10.801602]);
         let linux = Some(true);
         let c = chain_expiries(&dir, &f, None, linux).unwrap();
-        assert_eq!((c.strikes, c.hb_strikes), (6, 1));
+        assert_eq!((c.strikes, c.hb_strikes, c.hb_moved), (6, 1, true));
         assert_eq!(c.last_rto_ms, 2.0 * 2000.1);
         // The strike's own HEARTBEAT is no probe: with no later one the path was inactive.
         assert_eq!(
@@ -576,8 +654,7 @@ pub(super) mod tests {
         assert_eq!(chain_expiries(&dir, &idle, None, linux), None);
         // Struck after the DATA had moved, not in its event: the strike is outside the chain
         // (sparse DATA moves at the next message after the expiry that made the path inactive).
-        let mut later = f.clone();
-        later.hb_again_ns = Some(10_900_000_000);
+        let later = struck_at(&f, &[10.9]);
         let c = chain_expiries(&dir, &later, None, linux).unwrap();
         assert_eq!((c.strikes, c.hb_strikes), (5, 0));
         // A stack not known to be Linux: its strike timing is not known, no claim.

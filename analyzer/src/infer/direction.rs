@@ -93,10 +93,10 @@ pub struct DstState {
     coarse_low: Option<(u32, u32)>,
     /// Last HEARTBEAT-ACK received for this destination.
     pub last_hb_ack_ns: Option<i64>,
-    /// The oldest HEARTBEAT sent to this destination since its last HEARTBEAT-ACK, and the
-    /// first one sent after it while it was still unanswered.
+    /// The oldest HEARTBEAT sent to this destination since its last HEARTBEAT-ACK.
     pub hb_unanswered_since: Option<i64>,
-    pub hb_again_unanswered: Option<i64>,
+    /// Every HEARTBEAT sent to it while one was unanswered (since that HEARTBEAT-ACK).
+    pub hb_strikes: super::events::HbStrikes,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
     /// Its frame.
@@ -154,7 +154,7 @@ impl DstState {
             coarse_low: None,
             last_hb_ack_ns: None,
             hb_unanswered_since: None,
-            hb_again_unanswered: None,
+            hb_strikes: Default::default(),
             last_sack_from_ns: None,
             last_sack_from_frame: 0,
             acked_rtx_ns: None,
@@ -295,15 +295,13 @@ impl DirInfer {
         let again = unanswered.is_some();
         match d.hb_unanswered_since {
             None => d.hb_unanswered_since = Some(ctx.ts_ns),
-            Some(_) => {
-                d.hb_again_unanswered.get_or_insert(ctx.ts_ns);
-            }
+            Some(_) => d.hb_strikes.push(ctx.ts_ns),
         }
         if let Some(f) = self.failovers.last_mut() {
             if usize::from(f.from) == i && ctx.ts_ns >= f.t_ns {
                 // The HEARTBEAT of the timer event that moved the DATA may leave just after it.
-                if again && f.hb_again_ns.is_none() {
-                    f.hb_again_ns = Some(ctx.ts_ns);
+                if again && ctx.ts_ns - f.t_ns <= super::chain::SAME_EVENT_NS {
+                    f.hb_strikes_seen.push(ctx.ts_ns);
                 }
                 match f.probe_ns {
                     None => f.probe_ns = Some(ctx.ts_ns),
@@ -523,7 +521,7 @@ impl DirInfer {
             probe_ns: None,
             probe2_ns: None,
             hb_unanswered_ns: old.hb_unanswered_since,
-            hb_again_ns: old.hb_again_unanswered,
+            hb_strikes_seen: old.hb_strikes,
             new_to_old_ns,
             hb_strikes: 0,
             policy: None,

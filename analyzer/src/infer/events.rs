@@ -155,10 +155,10 @@ pub struct Failover {
     /// one when no HEARTBEAT-ACK from there came in between.
     pub probe_ns: Option<i64>,
     pub probe2_ns: Option<i64>,
-    /// The oldest HEARTBEAT to the old destination still unanswered at the failover, and the
-    /// next one sent while it was.
+    /// The oldest HEARTBEAT to the old destination still unanswered at the failover.
     pub hb_unanswered_ns: Option<i64>,
-    pub hb_again_ns: Option<i64>,
+    /// HEARTBEATs to the old destination sent while one was unanswered (Linux strikes then).
+    pub hb_strikes_seen: HbStrikes,
     /// The latest original DATA transmission to the old destination still outstanding at the
     /// failover (the destination was still taking new DATA then).
     pub new_to_old_ns: Option<i64>,
@@ -210,4 +210,44 @@ pub struct Message {
     pub frame: u64,
     /// Acknowledged (sender) / delivered (receiver) by the cumulative ack.
     pub done_ns: Option<i64>,
+}
+
+/// The HEARTBEATs a sender sent to one destination while an earlier one was unanswered (since
+/// the last HEARTBEAT-ACK from it): a Linux kernel strikes the destination at each (RFC 9260 8.3,
+/// `sctp_do_8_2_transport_strike`). The latest `HB_STRIKES_KEPT` times and the count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HbStrikes {
+    latest: [i64; HB_STRIKES_KEPT],
+    pub count: u32,
+}
+
+/// Strike times kept per destination.
+const HB_STRIKES_KEPT: usize = 4;
+
+impl Default for HbStrikes {
+    fn default() -> Self {
+        HbStrikes {
+            latest: [i64::MIN; HB_STRIKES_KEPT],
+            count: 0,
+        }
+    }
+}
+
+impl HbStrikes {
+    pub fn push(&mut self, t_ns: i64) {
+        self.latest[self.count as usize % HB_STRIKES_KEPT] = t_ns;
+        self.count = self.count.saturating_add(1);
+    }
+
+    /// The strike times kept, oldest first.
+    pub fn times(&self) -> impl Iterator<Item = i64> + '_ {
+        let n = (self.count as usize).min(HB_STRIKES_KEPT);
+        let start = self.count as usize - n;
+        (start..self.count as usize).map(|i| self.latest[i % HB_STRIKES_KEPT])
+    }
+
+    /// Whether every strike is kept (the count at `times` is complete).
+    pub fn complete(&self) -> bool {
+        self.count as usize <= HB_STRIKES_KEPT
+    }
 }

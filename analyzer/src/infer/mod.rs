@@ -169,7 +169,7 @@ impl AssocInfer {
                     d.hb_period.acked(hb.ts_ns);
                     d.last_hb_ack_ns = Some(ctx.ts_ns);
                     d.hb_unanswered_since = None;
-                    d.hb_again_unanswered = None;
+                    d.hb_strikes = Default::default();
                     // RFC 9260 8.3: a HEARTBEAT-ACK clears the destination's error counter and
                     // gives an RTT measurement (which ends any RTO backoff, 6.3.1 C2/C3).
                     d.heartbeat_acked(rtt as f64 / 1e6);

@@ -645,21 +645,44 @@ fn path_failure(
         ));
     }
     match policy {
-        Some(FailoverPolicy::Pf { pf_retrans }) => evidence.push(format!(
-            "new DATA moved after {} expir{}: the path was potentially failed (RFC 7829, pf_retrans {pf_retrans}), not yet inactive",
-            pf_retrans + 1,
-            if pf_retrans == 0 { "y" } else { "ies" }
-        )),
+        Some(FailoverPolicy::Pf { pf_retrans }) => evidence.push(match chain {
+            Some(c) if c.hb_strikes > 0 => format!(
+                "new DATA moved after {} strikes ({} T3-rtx expiries and {} unanswered HEARTBEAT{}, RFC 9260 8.3): the path was potentially failed (RFC 7829, pf_retrans {pf_retrans}), not yet inactive",
+                pf_retrans + 1,
+                c.strikes - c.hb_strikes,
+                c.hb_strikes,
+                if c.hb_strikes == 1 { "" } else { "s" }
+            ),
+            _ => format!(
+                "new DATA moved after {} expir{}: the path was potentially failed (RFC 7829, pf_retrans {pf_retrans}), not yet inactive",
+                pf_retrans + 1,
+                if pf_retrans == 0 { "y" } else { "ies" }
+            ),
+        }),
         Some(FailoverPolicy::Rfc { path_max_retrans }) => evidence.push(match chain {
             Some(c) if c.hb_strikes > 0 => format!(
-                "Path.Max.Retrans {path_max_retrans} + 1 strikes made the path inactive (RFC 9260 8.2): {} T3-rtx expiries and {} unanswered HEARTBEAT{} (RFC 9260 8.3), struck by the heartbeat timer {} ms after the last expiry with new DATA sent to the path in between (a Linux kernel strikes when it sends a HEARTBEAT while one is unanswered)",
+                "Path.Max.Retrans {path_max_retrans} + 1 strikes made the path inactive (RFC 9260 8.2): {} T3-rtx expiries and {} unanswered HEARTBEAT{} (RFC 9260 8.3; a Linux kernel strikes when it sends a HEARTBEAT while one is unanswered), {}",
                 c.strikes - c.hb_strikes,
                 c.hb_strikes,
                 if c.hb_strikes == 1 { "" } else { "s" },
-                Fixed(
-                    (f.t_ns - f.timeouts.last().and_then(|&i| dir.timeouts.get(i as usize)).map_or(f.t_ns, |t| t.t_ns)) as f64 / 1e6,
-                    0
-                )
+                if c.hb_moved {
+                    format!(
+                        "the last sent by the heartbeat timer {} ms after the last expiry, new DATA having gone to the path in between",
+                        Fixed(
+                            (f.t_ns
+                                - f.timeouts
+                                    .last()
+                                    .and_then(|&i| dir.timeouts.get(i as usize))
+                                    .map_or(f.t_ns, |t| t.t_ns))
+                                as f64
+                                / 1e6,
+                            0
+                        )
+                    )
+                } else {
+                    "between the last two expiries (the running T3-rtx timer kept its RTO)"
+                        .to_string()
+                }
             ),
             _ => format!(
                 "Path.Max.Retrans {path_max_retrans} + 1 expiries made the path inactive (RFC 9260 8.2)"
