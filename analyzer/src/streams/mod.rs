@@ -226,7 +226,17 @@ impl SsnTrack {
         } else {
             i64::from((n as u16).wrapping_sub(self.highest as u16) as i16)
         };
-        if d > 0 {
+        if d == 1 {
+            // The next number (the common case): it takes the slot of the one leaving the
+            // window's far end, a gap when that one was not seen.
+            let (w, b) = Self::slot(n);
+            if self.span >= SSN_WINDOW {
+                self.gaps += u64::from(self.bits[w] & b == 0);
+            }
+            self.bits[w] |= b;
+            self.highest = n;
+            self.span = self.span.saturating_add(1);
+        } else if d > 0 {
             let d = d as u32;
             if d >= SSN_WINDOW {
                 // Every number in the window leaves it; so do those skipped beyond its reach.
@@ -258,19 +268,15 @@ impl SsnTrack {
         }
     }
 
-    /// Numbers still missing inside the window.
+    /// Numbers still missing inside the window. Every bit set is inside it: a number's bit is
+    /// cleared when it leaves, and none below the first is set.
     fn window_gaps(&self) -> u64 {
         if !self.started {
             return 0;
         }
         let held = self.span.min(SSN_WINDOW);
-        let seen: u32 = (0..held)
-            .map(|k| {
-                let (w, b) = Self::slot(self.highest.wrapping_sub(k));
-                u32::from(self.bits[w] & b != 0)
-            })
-            .sum();
-        u64::from(held - seen)
+        let seen: u32 = self.bits.iter().map(|w| w.count_ones()).sum();
+        u64::from(held.saturating_sub(seen))
     }
 
     fn total_gaps(&self) -> u64 {
