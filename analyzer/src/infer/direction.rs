@@ -97,6 +97,8 @@ pub struct DstState {
     pub hb_unanswered_since: Option<i64>,
     /// Every HEARTBEAT sent to it while one was unanswered (since that HEARTBEAT-ACK).
     pub hb_strikes: super::events::HbStrikes,
+    /// Latest original (new) DATA transmission to it.
+    last_new_ns: Option<i64>,
     /// Last SACK that came from this address (the path still carried traffic then).
     pub last_sack_from_ns: Option<i64>,
     /// Its frame.
@@ -155,6 +157,7 @@ impl DstState {
             last_hb_ack_ns: None,
             hb_unanswered_since: None,
             hb_strikes: Default::default(),
+            last_new_ns: None,
             last_sack_from_ns: None,
             last_sack_from_frame: 0,
             acked_rtx_ns: None,
@@ -315,19 +318,6 @@ impl DirInfer {
         }
     }
 
-    /// The latest original transmission to destination `dst` among the outstanding TSNs (the
-    /// newest `NEW_TO_SCAN`: run once per failover).
-    fn latest_new_to(&self, dst: PathIdx) -> Option<i64> {
-        const NEW_TO_SCAN: usize = 4096;
-        self.tsns
-            .iter()
-            .rev()
-            .take(NEW_TO_SCAN)
-            .filter(|e| e.seen && e.first_path == dst)
-            .map(|e| e.first_ns)
-            .max()
-    }
-
     fn entry_idx(&self, tsn: u32) -> Option<usize> {
         if self.tsns.is_empty() {
             return None;
@@ -462,6 +452,7 @@ impl DirInfer {
         let first_ns = self.first_ns.unwrap_or(ctx.ts_ns);
         let dst = &mut self.dsts[path as usize];
         dst.new_data_chunks += 1;
+        dst.last_new_ns = Some(ctx.ts_ns);
         dst.new_data_bytes += d.payload_len as u64;
         dst.outstanding += 1;
         if !self.skip_table_rows {
@@ -499,7 +490,6 @@ impl DirInfer {
                 return;
             }
         }
-        let new_to_old_ns = self.latest_new_to(cur);
         let old = &self.dsts[cur as usize];
         self.failovers.push(Failover {
             t_ns: ctx.ts_ns,
@@ -522,7 +512,7 @@ impl DirInfer {
             probe2_ns: None,
             hb_unanswered_ns: old.hb_unanswered_since,
             hb_strikes_seen: old.hb_strikes,
-            new_to_old_ns,
+            new_to_old_ns: old.last_new_ns,
             hb_strikes: 0,
             policy: None,
             chain_reset_ns: old.acked_rtx_ns,

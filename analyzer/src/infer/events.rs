@@ -159,8 +159,8 @@ pub struct Failover {
     pub hb_unanswered_ns: Option<i64>,
     /// HEARTBEATs to the old destination sent while one was unanswered (Linux strikes then).
     pub hb_strikes_seen: HbStrikes,
-    /// The latest original DATA transmission to the old destination still outstanding at the
-    /// failover (the destination was still taking new DATA then).
+    /// The latest original DATA transmission to the old destination before the failover (it
+    /// was still taking new DATA then).
     pub new_to_old_ns: Option<i64>,
     /// Which rule moved the new DATA (RFC 9260 8.2 or RFC 7829 PF), with the expiries it took.
     pub policy: Option<FailoverPolicy>,
