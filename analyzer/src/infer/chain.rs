@@ -160,17 +160,16 @@ fn linux_hb_strikes(
     } else {
         chain_start
     };
-    let in_chain: Vec<i64> = f
-        .hb_strikes_seen
-        .times()
-        .filter(|&h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS)
-        .collect();
-    if !f.hb_strikes_seen.complete() && f.hb_strikes_seen.times().next()? >= chain_start {
+    let strikes = &f.hb_strikes_seen;
+    if !strikes.complete() && strikes.times().next()? >= chain_start {
         return None;
     }
     let mut between = 0;
     let mut moved = false;
-    for h in in_chain {
+    for h in strikes
+        .times()
+        .filter(|&h| h >= chain_start && h <= f.t_ns + SAME_EVENT_NS)
+    {
         if h <= before_last {
             return None;
         } else if h < last {
@@ -510,6 +509,25 @@ pub(super) mod tests {
         assert_eq!(hb_interval_floor_ms(&periods[1..], 600.0), None);
     }
 
+    /// A Linux sender's direction whose expiries, at (`t_s`, observed RTO ms), form a chain: the
+    /// first started by a SACK, each later one by the send after the one before (`expiry`).
+    fn chain_dir(expiries: &[(f64, f64)]) -> DirInfer {
+        let mut dir = DirInfer::default();
+        dir.timeouts = expiries
+            .iter()
+            .enumerate()
+            .map(|(k, &(t_s, rto_ms))| {
+                let start = if k == 0 {
+                    TimerStart::Sack
+                } else {
+                    TimerStart::Send
+                };
+                expiry(t_s, rto_ms, k as u32, start)
+            })
+            .collect();
+        dir
+    }
+
     /// A Linux sender's expiry on path 0 at `t_s`, `rto_ms` after its timer started, the
     /// retransmission sent to path 1.
     pub(in crate::infer) fn expiry(
@@ -551,12 +569,7 @@ pub(super) mod tests {
 
     #[test]
     fn heartbeat_strikes_within_the_chain_are_counted_only_where_sound() {
-        let mut dir = DirInfer::default();
-        dir.timeouts = vec![
-            expiry(4.10, 125.0, 0, TimerStart::Sack),
-            expiry(4.35, 250.0, 1, TimerStart::Send),
-            expiry(4.85, 500.0, 2, TimerStart::Send),
-        ];
+        let dir = chain_dir(&[(4.10, 125.0), (4.35, 250.0), (4.85, 500.0)]);
         let f = failover(4.86, None);
         let linux = Some(true);
         let strikes = |f: &Failover| {
@@ -596,14 +609,13 @@ pub(super) mod tests {
         // five expiries, the kernel's RTO 190 to 1520 ms; a HEARTBEAT sent at 9.36 s while
         // one was unanswered doubled its RTO to 6080 ms (the kernel's own record), the timer
         // running since 6.96 s kept 3040 ms and fired at 10.08 s: the sixth strike, inactive.
-        let mut dir = DirInfer::default();
-        dir.timeouts = vec![
-            expiry(4.1789, 196.5, 0, TimerStart::Sack),
-            expiry(4.5684, 386.6, 1, TimerStart::Send),
-            expiry(5.3583, 790.1, 2, TimerStart::Send),
-            expiry(6.9584, 1600.0, 3, TimerStart::Send),
-            expiry(10.0783, 3116.6, 4, TimerStart::Send),
-        ];
+        let dir = chain_dir(&[
+            (4.1789, 196.5),
+            (4.5684, 386.6),
+            (5.3583, 790.1),
+            (6.9584, 1600.0),
+            (10.0783, 3116.6),
+        ]);
         let mut f = failover(10.1388, None);
         f.timeouts = vec![0, 1, 2, 3, 4];
         let f = struck_at(&f, &[9.3618]);
@@ -623,14 +635,13 @@ pub(super) mod tests {
         // the old path right after the last one (7.8423 s), then nothing until the heartbeat
         // timer sent a HEARTBEAT while the one of 7.84 s was unanswered, at 10.8016 s: the
         // sixth strike made the path inactive and the DATA moved in the same event.
-        let mut dir = DirInfer::default();
-        dir.timeouts = vec![
-            expiry(4.0915, 128.8, 0, TimerStart::Sack),
-            expiry(4.3516, 249.3, 1, TimerStart::Send),
-            expiry(4.8517, 489.4, 2, TimerStart::Send),
-            expiry(5.8416, 989.9, 3, TimerStart::Send),
-            expiry(7.8416, 2000.1, 4, TimerStart::Send),
-        ];
+        let dir = chain_dir(&[
+            (4.0915, 128.8),
+            (4.3516, 249.3),
+            (4.8517, 489.4),
+            (5.8416, 989.9),
+            (7.8416, 2000.1),
+        ]);
         let mut f = failover(10.801579, Some(10.801602));
         f.timeouts = vec![0, 1, 2, 3, 4];
         f.hb_unanswered_ns = Some(7_841_588_000);

@@ -296,7 +296,7 @@ impl DirInfer {
         let d = &mut self.dsts[i];
         let unanswered = d.hb_unanswered_since;
         let again = unanswered.is_some();
-        match d.hb_unanswered_since {
+        match unanswered {
             None => d.hb_unanswered_since = Some(ctx.ts_ns),
             Some(_) => d.hb_strikes.push(ctx.ts_ns),
         }

@@ -218,7 +218,7 @@ pub struct Message {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HbStrikes {
     latest: [i64; HB_STRIKES_KEPT],
-    pub count: u32,
+    count: u32,
 }
 
 /// Strike times kept per destination.

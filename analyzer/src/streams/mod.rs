@@ -133,12 +133,6 @@ struct TsnWindow {
 }
 
 impl TsnWindow {
-    #[inline]
-    fn slot(tsn: u32) -> (usize, u64) {
-        let i = tsn % TSN_WINDOW;
-        ((i / 64) as usize, 1u64 << (i % 64))
-    }
-
     /// True the first time `tsn` is seen; a TSN further below the highest than the window is
     /// taken as seen (a retransmission).
     #[inline]
@@ -146,7 +140,7 @@ impl TsnWindow {
         if !self.started {
             self.started = true;
             self.highest = tsn;
-            let (w, b) = Self::slot(tsn);
+            let (w, b) = window_slot(tsn);
             self.bits[w] |= b;
             return true;
         }
@@ -157,19 +151,19 @@ impl TsnWindow {
             } else {
                 // Usually one step: the TSNs passed over leave the window's far end.
                 for k in 1..=d as u32 {
-                    let (w, b) = Self::slot(self.highest.wrapping_add(k));
+                    let (w, b) = window_slot(self.highest.wrapping_add(k));
                     self.bits[w] &= !b;
                 }
             }
             self.highest = tsn;
-            let (w, b) = Self::slot(tsn);
+            let (w, b) = window_slot(tsn);
             self.bits[w] |= b;
             return true;
         }
         if -d >= i64::from(TSN_WINDOW) {
             return false;
         }
-        let (w, b) = Self::slot(tsn);
+        let (w, b) = window_slot(tsn);
         let seen = self.bits[w] & b != 0;
         self.bits[w] |= b;
         !seen
@@ -181,6 +175,14 @@ impl TsnWindow {
 /// TSNs than that (a retransmission after a failover, with later messages sent meanwhile) is
 /// late, not missing.
 const SSN_WINDOW: u32 = TSN_WINDOW;
+
+/// Word and bit of number `n` in a bitmap of `TSN_WINDOW` (= `SSN_WINDOW`) bits indexed by `n`
+/// modulo its size (`TsnWindow`, `SsnTrack`).
+#[inline]
+fn window_slot(n: u32) -> (usize, u64) {
+    let i = n % TSN_WINDOW;
+    ((i / 64) as usize, 1u64 << (i % 64))
+}
 
 /// Ordered stream sequence numbers (DATA: SSN, 16 bits; I-DATA: MID, 32 bits) of one stream:
 /// the highest, which of the `SSN_WINDOW` below it were seen (bit `n % SSN_WINDOW`), and the
@@ -198,12 +200,6 @@ struct SsnTrack {
 
 impl SsnTrack {
     #[inline]
-    fn slot(n: u32) -> (usize, u64) {
-        let i = n % SSN_WINDOW;
-        ((i / 64) as usize, 1u64 << (i % 64))
-    }
-
-    #[inline]
     fn add(&mut self, n: u32, wide: bool, epoch: u16) {
         if !self.started || self.epoch != epoch {
             // First number, or the stream was reset (RFC 6525 5.2.2: numbering starts again).
@@ -216,7 +212,7 @@ impl SsnTrack {
                 gaps,
                 ..SsnTrack::default()
             };
-            let (w, b) = Self::slot(n);
+            let (w, b) = window_slot(n);
             self.bits[w] |= b;
             return;
         }
@@ -229,7 +225,7 @@ impl SsnTrack {
         if d == 1 {
             // The next number (the common case): it takes the slot of the one leaving the
             // window's far end, a gap when that one was not seen.
-            let (w, b) = Self::slot(n);
+            let (w, b) = window_slot(n);
             if self.span >= SSN_WINDOW {
                 self.gaps += u64::from(self.bits[w] & b == 0);
             }
@@ -247,14 +243,14 @@ impl SsnTrack {
                 // (usually one step): a gap when one left unseen.
                 for k in 1..=d {
                     let m = self.highest.wrapping_add(k);
-                    let (w, b) = Self::slot(m);
+                    let (w, b) = window_slot(m);
                     if self.span.saturating_add(k) > SSN_WINDOW {
                         self.gaps += u64::from(self.bits[w] & b == 0);
                     }
                     self.bits[w] &= !b;
                 }
             }
-            let (w, b) = Self::slot(n);
+            let (w, b) = window_slot(n);
             self.bits[w] |= b;
             self.highest = n;
             self.span = self.span.saturating_add(d);
@@ -262,7 +258,7 @@ impl SsnTrack {
             // A late message (sent or captured out of order) fills its hole.
             let back = d.unsigned_abs();
             if back < u64::from(SSN_WINDOW) && back < u64::from(self.span) {
-                let (w, b) = Self::slot(n);
+                let (w, b) = window_slot(n);
                 self.bits[w] |= b;
             }
         }
