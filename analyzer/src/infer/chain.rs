@@ -220,13 +220,14 @@ pub(super) fn failover_policy(
 ) -> Option<FailoverPolicy> {
     let Chain {
         strikes: n,
-        hb_strikes,
+        hb_moved,
         first_rto_ms,
         last_rto_ms: last_rto,
         ..
     } = chain?;
     // The HEARTBEAT of a heartbeat strike that moved the DATA is no probe: the next one is.
-    let (probe_ns, probe2_ns) = if hb_strikes > 0 {
+    // (A strike between the expiries came before the failover: the first probe is a probe.)
+    let (probe_ns, probe2_ns) = if hb_moved {
         (f.probe2_ns, None)
     } else {
         (f.probe_ns, f.probe2_ns)
