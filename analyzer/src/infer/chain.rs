@@ -207,11 +207,15 @@ pub(super) struct Chain {
 /// `n` expiries ending at RTO `last_rto` ms:
 /// * after one expiry only a potentially-failed rule does it: RFC 7829 with pf_retrans 0 (an
 ///   RFC 9260 8.2 failover would need Path.Max.Retrans 0);
-/// * after more, the old destination's next HEARTBEAT tells: a PF sender probes it one doubled
-///   RTO later, with jitter (RFC 7829 4, RFC 9260 8.3: 0.5 to 1.5 RTO), an inactive one is
-///   probed a heartbeat interval + RTO later (8.3). A probe sooner than half the shortest
-///   heartbeat spacing seen before is PF; none, or one no sooner than 3/4 of that spacing (or
-///   later than any PF probe can come) is RFC 9260 8.2 with PMR = n - 1; otherwise no claim.
+/// * after more, the old destination's next HEARTBEATs tell: a PF sender restarts its heartbeat
+///   timer as the destination becomes PF and probes it within one RTO or so (RFC 7829 4,
+///   `pf_probe_window`), then again within the doubled RTO; an inactive destination is probed
+///   when its running heartbeat timer fires, a heartbeat interval + RTO after the last restart
+///   (RFC 9260 8.3), which may be any time after the failover. A first probe in the PF window and
+///   sooner than half the shortest heartbeat spacing seen before, or a second one sooner than an
+///   inactive destination's can follow, is PF; none, or one later than any PF probe can come,
+///   is RFC 9260 8.2 with PMR = n - 1; otherwise no claim (a probe in the PF window later than
+///   that proves nothing: lab runs of both policies put it there).
 pub(super) fn failover_policy(
     f: &super::events::Failover,
     chain: Option<Chain>,
@@ -244,6 +248,18 @@ pub(super) fn failover_policy(
     let rfc = FailoverPolicy::Rfc {
         path_max_retrans: n - 1,
     };
+    // A destination that becomes potentially failed has its heartbeat timer restarted at once
+    // (RFC 7829 4: probed every RTO; Linux `sctp_do_8_2_transport_strike`) to max(RTO / 2,
+    // 200 ms) + a random part of the RTO below one RTO (RFC 9260 8.3 jitter; Linux
+    // `sctp_transport_timeout`), the RTO not yet doubled by the strike that made it PF (doubled
+    // when a heartbeat strike moved the DATA: its own HEARTBEAT went first). A first probe outside
+    // that window, timer lateness included, is no PF probe; an inactive destination's is the
+    // heartbeat timer that was already running (RFC 9260 8.3), which may fire at any time.
+    let entry_rto = if hb_moved { 2.0 * last_rto } else { last_rto };
+    let (pf_first_earliest, pf_first_latest) = pf_probe_window(entry_rto);
+    // The probe after it (its HEARTBEAT unanswered): the same timer, the RTO doubled by the
+    // last expiry.
+    let (_, pf_again_latest) = pf_probe_window(2.0 * entry_rto);
     // The next probe, the first unanswered: a potentially failed destination is probed again
     // 0.5 to 1.5 of its RTO later (doubled by the last expiry, RFC 9260 6.3.3 E2), an inactive
     // one a heartbeat interval later on top (RFC 9260 8.3; Linux `sctp_transport_timeout`). A
@@ -252,8 +268,9 @@ pub(super) fn failover_policy(
     let again = probe2_ns.map(|p| (p - probe_ns.unwrap_or(p)) as f64 / 1e6);
     // The least heartbeat interval the sender's idle periods allow (`hb_interval_floor_ms`).
     let hb_floor = hb_interval_floor_ms(hb_periods, first_rto_ms);
+    let pf_first = probe >= pf_first_earliest - PROBE_SLACK_MS;
     match (hb_gap_min_ms, again) {
-        (Some(h), _) if probe < 0.5 * h && probe <= pf_latest => {
+        (Some(h), _) if probe < 0.5 * h && pf_first && probe <= pf_first_latest => {
             Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
         }
         (Some(h), Some(a)) if a < 0.5 * h + last_rto && a <= pf_latest => {
@@ -264,11 +281,29 @@ pub(super) fn failover_policy(
         (_, Some(a)) if hb_floor.is_some_and(|l| a < l + last_rto) && a <= pf_latest => {
             Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
         }
-        (Some(h), _) if probe >= 0.75 * h => Some(rfc),
-        _ if probe > pf_latest => Some(rfc),
+        _ if probe > pf_first_latest => Some(rfc),
+        (_, Some(a)) if a > pf_again_latest => Some(rfc),
         _ => None,
     }
 }
+
+/// The window in which a potentially failed destination's heartbeat timer, restarted with RTO
+/// `rto_ms`, fires (ms after the restart): max(RTO / 2, 200 ms) + up to one RTO of jitter (RFC
+/// 9260 8.3; Linux `sctp_transport_timeout`, HZ / 5 at least), plus a timer wheel level of
+/// lateness (never early). The earliest is 0.5 RTO, as stacks without Linux's floor probe.
+fn pf_probe_window(rto_ms: f64) -> (f64, f64) {
+    let latest = (0.5 * rto_ms).max(PF_HB_MIN_MS) + rto_ms;
+    (
+        0.5 * rto_ms,
+        latest + 2.0 * super::heartbeat::wheel_late_ms(latest),
+    )
+}
+
+/// Linux's least heartbeat timeout (HZ / 5, `sctp_transport_timeout`).
+const PF_HB_MIN_MS: f64 = 200.0;
+
+/// Capture timestamps against timer expiries: a probe this much before the earliest still counts.
+const PROBE_SLACK_MS: f64 = 5.0;
 
 /// Packets a stack sends in one timer event leave within this of each other.
 pub(super) const SAME_EVENT_NS: i64 = 1_000_000;
@@ -402,17 +437,31 @@ pub(super) mod tests {
             ),
             rfc
         );
-        // Probed one doubled RTO later, far sooner than any heartbeat interval: PF, pf_retrans 2.
+        // Probed within a PF probe's window (max(RTO / 2, 200 ms) + up to one RTO, timer lateness:
+        // 242 to 806 ms), far sooner than any heartbeat interval: PF, pf_retrans 2.
         assert_eq!(
             failover_policy(
-                &failover(5.0, Some(5.9)),
+                &failover(5.0, Some(5.6)),
                 Some(chain(3, 484.0, 844.0)),
                 Some(5000.0),
                 &[]
             ),
             Some(FailoverPolicy::Pf { pf_retrans: 2 })
         );
-        // Between the two, or without a heartbeat interval to compare: no claim.
+        // Sooner than that window opens is no PF probe, and an inactive destination's heartbeat
+        // timer may fire at any time: no claim.
+        assert_eq!(
+            failover_policy(
+                &failover(5.0, Some(5.1)),
+                Some(chain(3, 484.0, 844.0)),
+                Some(5000.0),
+                &[]
+            ),
+            None
+        );
+        // In the window but past half the heartbeat spacing, or without a heartbeat interval to
+        // compare: no claim (lab runs ho9_pf1r2_pmr4_hb300, PF, and ho9_pf0_pmr2_hb250, RFC,
+        // both probed 1.1 to 1.4 RTOs after the failover with heartbeats ~400 ms apart).
         assert_eq!(
             failover_policy(
                 &failover(5.0, Some(5.7)),
@@ -424,14 +473,23 @@ pub(super) mod tests {
         );
         assert_eq!(
             failover_policy(
-                &failover(5.0, Some(5.9)),
+                &failover(5.0, Some(5.6)),
                 Some(chain(3, 484.0, 844.0)),
                 None,
                 &[]
             ),
             None
         );
-        // Probed later than a PF probe can come: RFC.
+        // Probed later than a PF probe can come (past 806 ms): RFC.
+        assert_eq!(
+            failover_policy(
+                &failover(5.0, Some(5.9)),
+                Some(chain(3, 484.0, 844.0)),
+                None,
+                &[]
+            ),
+            rfc
+        );
         assert_eq!(
             failover_policy(
                 &failover(5.0, Some(7.0)),
@@ -450,12 +508,25 @@ pub(super) mod tests {
             failover_policy(&pf, Some(chain(3, 870.0, 1480.0)), Some(1200.0), &[]),
             Some(FailoverPolicy::Pf { pf_retrans: 2 })
         );
-        // An inactive destination's next probe, 1.94 s on (lab run lk_failback_pf0, PMR 2).
-        let mut inactive = failover(6.251, Some(7.431));
-        inactive.probe2_ns = Some(9_371_000_000);
+        // Four expiries, the last at RTO 820 ms; the first probe 1.16 s on (in a PF probe's
+        // window, up to 410 + 820 ms + lateness), the next 3.24 s after it: later than a PF
+        // destination's (up to 820 + 1640 ms + lateness), an inactive one's (lab run
+        // ho_asym_pf0_sack80, PMR 3).
+        let mut inactive = failover(5.0, Some(6.16));
+        inactive.probe2_ns = Some(9_400_000_000);
         assert_eq!(
-            failover_policy(&inactive, Some(chain(3, 740.0, 1270.0)), Some(1200.0), &[]),
-            rfc
+            failover_policy(&inactive, Some(chain(4, 820.0, 1500.0)), Some(1200.0), &[]),
+            Some(FailoverPolicy::Rfc {
+                path_max_retrans: 3
+            })
+        );
+        // Lab run lk_failback_pf0 (PMR 2): probes 1.18 s and 1.94 s apart after an expiry at
+        // RTO 740 ms, both inside a PF destination's windows: no claim.
+        let mut both = failover(6.251, Some(7.431));
+        both.probe2_ns = Some(9_371_000_000);
+        assert_eq!(
+            failover_policy(&both, Some(chain(3, 740.0, 1270.0)), Some(1200.0), &[]),
+            None
         );
         // An incomplete chain tells nothing.
         assert_eq!(failover_policy(&failover(5.0, None), None, None, &[]), None);
@@ -497,14 +568,11 @@ pub(super) mod tests {
             failover_policy(&pf, Some(c), Some(719.355), &periods),
             Some(FailoverPolicy::Pf { pf_retrans: 2 })
         );
-        // Without the periods the first probe, past 3/4 of the shortest heartbeat spacing,
-        // read as an inactive destination's.
-        assert_eq!(
-            failover_policy(&pf, Some(c), Some(719.355), &[]),
-            Some(FailoverPolicy::Rfc {
-                path_max_retrans: 2
-            })
-        );
+        // Without the periods nothing tells: the first probe, 590 ms on, lies in a PF
+        // destination's probe window (up to 242 + 484 ms + a timer wheel level) and an inactive
+        // destination's running heartbeat timer may fire at any time (this rule once read it as
+        // RFC 9260 8.2, PMR 2: wrong).
+        assert_eq!(failover_policy(&pf, Some(c), Some(719.355), &[]), None);
         // Periods with no estimate yet, or an RTO that leaves no interval, give no floor.
         assert_eq!(hb_interval_floor_ms(&periods[..1], 129.863), None);
         assert_eq!(hb_interval_floor_ms(&periods[1..], 600.0), None);
