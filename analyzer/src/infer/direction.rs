@@ -10,6 +10,8 @@ use crate::packet::PacketCtx;
 use crate::sctp::{DataChunk, SackChunk};
 use crate::serial;
 
+pub use super::dst::DstState;
+
 /// TSNs tracked at most per direction; older ones are forgotten (bounded memory).
 const MAX_TSNS: usize = 1 << 20;
 /// Event rows kept per direction (retransmissions, samples, messages); past this only counted.
@@ -53,60 +55,6 @@ struct RttCandidate {
     ibit: bool,
 }
 
-/// Per-destination state and counters of a direction.
-#[derive(Debug, Clone)]
-pub struct DstState {
-    pub addr: IpAddr,
-    pub new_data_chunks: u64,
-    pub new_data_bytes: u64,
-    pub retransmissions: u64,
-    pub rtt: Samples,
-    pub rtt_multi: Running,
-    pub hb_rtt: Samples,
-    /// HEARTBEATs this endpoint sent to the destination (RFC 9260 8.3).
-    pub hb_period: super::heartbeat::HbPeriod,
-    /// New DATA bytes per second of capture time (throughput over time).
-    pub bytes_per_s: Vec<u64>,
-    outstanding: u32,
-    timer_start: Option<(i64, TimerStart)>,
-    /// The same timer for a stack that does not restart it on SACKs (FreeBSD / usrsctp).
-    timer_nr: Option<(i64, TimerStart)>,
-    /// Timeouts since the last RTT sample on this path (backoff rank of the next one).
-    consecutive_timeouts: u32,
-    last_timeout: Option<u32>,
-    /// First-transmission time of the latest TSN acknowledged in its original transmission.
-    last_good_ns: i64,
-    /// Earliest original transmission never acknowledged since `last_good_ns`.
-    lost_since: Option<(i64, u64)>,
-    /// Timeouts since `lost_since` was set.
-    episode_timeouts: Vec<u32>,
-    /// First retransmissions of originals sent here since `lost_since` was set (row indices).
-    episode_rtx: Vec<u32>,
-    /// RFC 9260 6.3.1 estimator state in ms.
-    srtt: Option<f64>,
-    rttvar: f64,
-    /// The same estimator in whole 10 ms ticks with the integer shifts of a kernel that keeps
-    /// it in jiffies (Linux at HZ 100): (SRTT, RTTVAR) in ticks, every round trip rounded up
-    /// to whole ticks (`coarse`, the highest estimate such a kernel can hold) and down
-    /// (`coarse_low`, the lowest).
-    coarse: Option<(u32, u32)>,
-    coarse_low: Option<(u32, u32)>,
-    /// Last HEARTBEAT-ACK received for this destination.
-    pub last_hb_ack_ns: Option<i64>,
-    /// The oldest HEARTBEAT sent to this destination since its last HEARTBEAT-ACK.
-    pub hb_unanswered_since: Option<i64>,
-    /// Every HEARTBEAT sent to it while one was unanswered (since that HEARTBEAT-ACK).
-    pub hb_strikes: super::events::HbStrikes,
-    /// Latest original (new) DATA transmission to it.
-    last_new_ns: Option<i64>,
-    /// Last SACK that came from this address (the path still carried traffic then).
-    pub last_sack_from_ns: Option<i64>,
-    /// Its frame.
-    pub last_sack_from_frame: u64,
-    /// Latest acknowledgement of a retransmitted chunk last sent to this destination.
-    acked_rtx_ns: Option<i64>,
-}
-
 /// Whether a captured SCTP packet is larger than one IP packet on a 1500-byte Ethernet link
 /// carries: a GSO frame, which the capturing host's NIC (or a veth pair) sends as several wire
 /// packets (RFC 9260 6.9: an SCTP sender fits its packets to the path MTU). A SACK after it
@@ -122,87 +70,6 @@ fn oversize(len: u32, ctx: &PacketCtx) -> bool {
     };
     let udp = if ctx.udp_encap { 8 } else { 0 };
     len + ip + udp > ETHERNET_MTU
-}
-
-/// SRTT + 4 RTTVAR of a tick estimator (`stats::rtt_update_ticks`) in ms.
-fn ticks_rto_ms(e: Option<(u32, u32)>) -> Option<f64> {
-    e.map(|(s, v)| f64::from(s.saturating_add(v.saturating_mul(4))) * 10.0)
-}
-
-impl DstState {
-    pub(crate) fn new(addr: IpAddr) -> Self {
-        DstState {
-            addr,
-            new_data_chunks: 0,
-            new_data_bytes: 0,
-            retransmissions: 0,
-            rtt: Samples::default(),
-            rtt_multi: Running::default(),
-            hb_rtt: Samples::default(),
-            hb_period: Default::default(),
-            bytes_per_s: Vec::new(),
-            outstanding: 0,
-            timer_start: None,
-            timer_nr: None,
-            consecutive_timeouts: 0,
-            last_timeout: None,
-            last_good_ns: i64::MIN,
-            lost_since: None,
-            episode_timeouts: Vec::new(),
-            episode_rtx: Vec::new(),
-            srtt: None,
-            rttvar: 0.0,
-            coarse: None,
-            coarse_low: None,
-            last_hb_ack_ns: None,
-            hb_unanswered_since: None,
-            hb_strikes: Default::default(),
-            last_new_ns: None,
-            last_sack_from_ns: None,
-            last_sack_from_frame: 0,
-            acked_rtx_ns: None,
-        }
-    }
-
-    /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.
-    fn estimate(&mut self, r_ms: f64) -> f64 {
-        super::stats::rtt_update(&mut self.srtt, &mut self.rttvar, r_ms);
-        self.coarse = Some(super::stats::rtt_update_ticks(self.coarse, r_ms, true));
-        self.coarse_low = Some(super::stats::rtt_update_ticks(self.coarse_low, r_ms, false));
-        self.srtt.unwrap_or(r_ms) + 4.0 * self.rttvar
-    }
-
-    /// The estimate a stack keeping SRTT / RTTVAR in 10 ms ticks would hold (no RTO.min clamp):
-    /// integer arithmetic keeps RTTVAR at one or two ticks, so it runs far above the exact
-    /// estimate at small RTTs (120 ms at a 40 ms RTT).
-    pub fn est_rto_coarse_ms(&self) -> Option<f64> {
-        ticks_rto_ms(self.coarse)
-    }
-
-    /// `est_rto_coarse_ms` with every round trip rounded down to whole ticks: the lowest RTO
-    /// such a kernel can hold.
-    pub fn est_rto_coarse_low_ms(&self) -> Option<f64> {
-        ticks_rto_ms(self.coarse_low)
-    }
-
-    /// A HEARTBEAT-ACK for this destination with its RTT in ms.
-    pub fn heartbeat_acked(&mut self, rtt_ms: f64) {
-        self.estimate(rtt_ms);
-        self.consecutive_timeouts = 0;
-    }
-
-    /// The current RFC estimate SRTT + 4 RTTVAR in ms (no RTO.min clamp).
-    pub fn est_rto_ms(&self) -> Option<f64> {
-        self.srtt.map(|s| s + 4.0 * self.rttvar)
-    }
-
-    /// Base RTT (METRICS.md): min of heartbeat RTTs and multi-packet data RTT samples, ms.
-    pub fn base_rtt_ms(&self) -> Option<f64> {
-        match (self.hb_rtt.min(), self.rtt_multi.min()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
 }
 
 /// Inference state of one direction: DATA from one endpoint, SACKs from the other.
@@ -572,201 +439,6 @@ impl DirInfer {
         }
     }
 
-    fn push_rtx(&mut self, r: Retransmission) -> Option<u32> {
-        if self.retransmissions.len() >= MAX_ROWS {
-            self.dropped_rows += 1;
-            return None;
-        }
-        self.retransmissions.push(r);
-        Some(self.retransmissions.len() as u32 - 1)
-    }
-
-    /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
-    fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
-        let e = self.tsns[i];
-        let kind = if e.miss >= FAST_RTX_MISSES {
-            self.rtx_fast += 1;
-            RtxKind::Fast
-        } else {
-            self.rtx_timeout += 1;
-            RtxKind::Timeout
-        };
-        let timer_path = e.last_path;
-        let timeout = match (kind, e.marked) {
-            // Marked by an earlier expiry and sent now as cwnd allows (RFC 9260 7.2.3).
-            (RtxKind::Timeout, Some(t)) => {
-                if let Some(ev) = self.timeouts.get_mut(t as usize) {
-                    ev.chunks += 1;
-                }
-                Some(t)
-            }
-            (RtxKind::Timeout, None) => Some(self.timeout_event(ctx, tsn, &e, timer_path, path)),
-            _ => None,
-        };
-        let row = self.push_rtx(Retransmission {
-            tsn,
-            t_ns: ctx.ts_ns,
-            frame: ctx.frame,
-            orig_t_ns: e.first_ns,
-            orig_frame: e.first_frame,
-            orig_path: e.first_path,
-            path,
-            kind,
-            timeout,
-            spurious: None,
-            acked_ns: None,
-        });
-        // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting).
-        if e.tx == 1 {
-            let od = &mut self.dsts[e.first_path as usize];
-            if e.first_ns > od.last_good_ns && od.lost_since.is_none_or(|l| e.first_ns < l.0) {
-                if od.lost_since.is_none() {
-                    od.episode_timeouts.clear();
-                    od.episode_rtx.clear();
-                    if let Some(t) = timeout {
-                        od.episode_timeouts.push(t);
-                    }
-                }
-                od.lost_since = Some((e.first_ns, e.first_frame));
-            }
-            if od.lost_since.is_some() && od.episode_rtx.len() < 4096 {
-                if let Some(r) = row {
-                    od.episode_rtx.push(r);
-                }
-            }
-        }
-        let ent = &mut self.tsns[i];
-        ent.tx = ent.tx.saturating_add(1);
-        ent.miss = 0;
-        ent.last_ns = ctx.ts_ns;
-        ent.rtx_row = row;
-        let from = ent.last_path;
-        ent.marked = None;
-        ent.last_path = path;
-        if from != path {
-            let f = &mut self.dsts[from as usize];
-            f.outstanding = f.outstanding.saturating_sub(1);
-            if f.outstanding == 0 {
-                f.timer_start = None;
-                f.timer_nr = None;
-            }
-            self.dsts[path as usize].outstanding += 1;
-        }
-        self.dsts[path as usize].retransmissions += 1;
-        // RFC 9260 6.3.3 E3 / 6.3.2 R1: the retransmission (re)starts the timer of the
-        // destination it is sent to when that timer is not running.
-        let start = if timeout
-            .is_some_and(|t| self.timeouts[t as usize].t_ns == ctx.ts_ns && path == from)
-        {
-            TimerStart::Expiry
-        } else {
-            TimerStart::Send
-        };
-        let dst = &mut self.dsts[path as usize];
-        if dst.timer_start.is_none() {
-            dst.timer_start = Some((ctx.ts_ns, start));
-        }
-        if dst.timer_nr.is_none() {
-            dst.timer_nr = Some((ctx.ts_ns, start));
-        }
-    }
-
-    /// Groups timeout retransmissions into T3-rtx expiries and returns the expiry's index.
-    fn timeout_event(
-        &mut self,
-        ctx: &PacketCtx,
-        tsn: u32,
-        e: &TsnEntry,
-        timer_path: PathIdx,
-        to: PathIdx,
-    ) -> u32 {
-        let dst = &self.dsts[timer_path as usize];
-        if let Some(li) = dst.last_timeout {
-            let last = &self.timeouts[li as usize];
-            // Chunks marked by one expiry go out as cwnd allows (RFC 9260 7.2.3: cwnd = 1 MTU):
-            // a chunk not yet retransmitted since that expiry, within half its RTO, belongs to it.
-            let window = last.observed_rto_ns.unwrap_or(0).max(20_000_000) / 2;
-            if e.last_ns < last.t_ns && ctx.ts_ns - last.t_ns < window {
-                let li = li as usize;
-                self.timeouts[li].chunks += 1;
-                return li as u32;
-            }
-        }
-        let (start_ns, kind) = match dst.timer_start {
-            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
-            _ => (Some(e.last_ns), TimerStart::Unknown),
-        };
-        let (nr_ns, nr_kind) = match dst.timer_nr {
-            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
-            _ => (None, TimerStart::Unknown),
-        };
-        // RFC 9260 6.1 A: with the peer's window closed the sender only probes it, and when its
-        // timer started is not in the trace (a probe is no first transmission from idle).
-        let (start_ns, kind, nr_ns, nr_kind) = if self.peer_window_closed {
-            (None, TimerStart::Unknown, None, TimerStart::Unknown)
-        } else {
-            (start_ns, kind, nr_ns, nr_kind)
-        };
-        // A timer started before a capture gap (rotated files): what ran in the gap is unseen.
-        let before_gap = |s: Option<i64>| s.filter(|&s| s >= ctx.gap_end_ns);
-        let (start_ns, kind) = match before_gap(start_ns) {
-            None if start_ns.is_some() => (None, TimerStart::Unknown),
-            _ => (start_ns, kind),
-        };
-        let (nr_ns, nr_kind) = match before_gap(nr_ns) {
-            None if nr_ns.is_some() => (None, TimerStart::Unknown),
-            _ => (nr_ns, nr_kind),
-        };
-        let backoff = dst.consecutive_timeouts;
-        let est_rto_ms = dst.est_rto_ms();
-        let est_rto_coarse_ms = dst.est_rto_coarse_ms();
-        let est_rto_coarse_low_ms = dst.est_rto_coarse_low_ms();
-        self.timeouts.push(Timeout {
-            est_rto_ms,
-            est_rto_coarse_ms,
-            est_rto_coarse_low_ms,
-            t_ns: ctx.ts_ns,
-            frame: ctx.frame,
-            path: timer_path,
-            to_path: to,
-            timer_start: kind,
-            timer_start_ns: start_ns,
-            observed_rto_ns: start_ns.map(|s| ctx.ts_ns - s),
-            observed_rto_nr_ns: nr_ns.map(|s| ctx.ts_ns - s),
-            timer_start_nr: nr_kind,
-            backoff,
-            chunks: 1,
-            first_tsn: tsn,
-        });
-        let idx = self.timeouts.len() as u32 - 1;
-        let dst = &mut self.dsts[timer_path as usize];
-        dst.consecutive_timeouts += 1;
-        dst.last_timeout = Some(idx);
-        if dst.lost_since.is_some() {
-            dst.episode_timeouts.push(idx);
-        }
-        // RFC 9260 6.3.3 E1 and 6.4.1: every chunk outstanding to that destination is marked for
-        // retransmission to the alternate destination the first one went to; the expired
-        // destination's timer stops, and the alternate's starts when a chunk is sent there (E3).
-        let moved = dst.outstanding;
-        dst.outstanding = 0;
-        dst.timer_start = None;
-        dst.timer_nr = None;
-        if to != timer_path {
-            self.dsts[to as usize].outstanding += moved;
-        } else {
-            self.dsts[to as usize].outstanding = moved;
-        }
-        for ent in self.tsns.iter_mut().take(MAX_MARK_SCAN) {
-            if ent.seen && !ent.gap_acked && ent.last_path == timer_path {
-                ent.marked = Some(idx);
-                ent.last_path = to;
-            }
-        }
-        idx
-    }
-
-    /// A SACK or NR-SACK (RFC 9260 3.3.4, 6.2.1) from the peer acknowledging this direction.
     /// Drops the lone-packet SACK candidates taken at or after `t_ns`: a HEARTBEAT the SACK
     /// sender sent with them or within 2 ms flushed them (RFC 9260 6.2 allows bundling).
     pub fn drop_lone_acks_since(&mut self, t_ns: i64) {
@@ -775,6 +447,7 @@ impl DirInfer {
         }
     }
 
+    /// A SACK or NR-SACK (RFC 9260 3.3.4, 6.2.1) from the peer acknowledging this direction.
     /// `hb_flush`: the SACK sender sent a HEARTBEAT within 2 ms before this SACK.
     pub fn sack(
         &mut self,
@@ -1078,6 +751,9 @@ impl DirInfer {
         self.cur_dst
     }
 }
+
+#[path = "direction_rtx.rs"]
+mod rtx;
 
 #[cfg(test)]
 #[path = "direction_tests.rs"]

@@ -3,6 +3,7 @@
 
 mod chain;
 pub mod direction;
+mod dst;
 pub mod events;
 pub mod heartbeat;
 pub mod settings;

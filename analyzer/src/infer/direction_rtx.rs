@@ -1,0 +1,200 @@
+//! Retransmissions of one direction (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit) and their
+//! grouping into T3-rtx expiries: the rows, the outage bookkeeping and the timers they restart.
+
+use super::*;
+
+impl DirInfer {
+    pub(super) fn push_rtx(&mut self, r: Retransmission) -> Option<u32> {
+        if self.retransmissions.len() >= MAX_ROWS {
+            self.dropped_rows += 1;
+            return None;
+        }
+        self.retransmissions.push(r);
+        Some(self.retransmissions.len() as u32 - 1)
+    }
+
+    /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
+    pub(super) fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
+        let e = self.tsns[i];
+        let kind = if e.miss >= FAST_RTX_MISSES {
+            self.rtx_fast += 1;
+            RtxKind::Fast
+        } else {
+            self.rtx_timeout += 1;
+            RtxKind::Timeout
+        };
+        let timer_path = e.last_path;
+        let timeout = match (kind, e.marked) {
+            // Marked by an earlier expiry and sent now as cwnd allows (RFC 9260 7.2.3).
+            (RtxKind::Timeout, Some(t)) => {
+                if let Some(ev) = self.timeouts.get_mut(t as usize) {
+                    ev.chunks += 1;
+                }
+                Some(t)
+            }
+            (RtxKind::Timeout, None) => Some(self.timeout_event(ctx, tsn, &e, timer_path, path)),
+            _ => None,
+        };
+        let row = self.push_rtx(Retransmission {
+            tsn,
+            t_ns: ctx.ts_ns,
+            frame: ctx.frame,
+            orig_t_ns: e.first_ns,
+            orig_frame: e.first_frame,
+            orig_path: e.first_path,
+            path,
+            kind,
+            timeout,
+            spurious: None,
+            acked_ns: None,
+        });
+        // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting).
+        if e.tx == 1 {
+            let od = &mut self.dsts[e.first_path as usize];
+            if e.first_ns > od.last_good_ns && od.lost_since.is_none_or(|l| e.first_ns < l.0) {
+                if od.lost_since.is_none() {
+                    od.episode_timeouts.clear();
+                    od.episode_rtx.clear();
+                    if let Some(t) = timeout {
+                        od.episode_timeouts.push(t);
+                    }
+                }
+                od.lost_since = Some((e.first_ns, e.first_frame));
+            }
+            if od.lost_since.is_some() && od.episode_rtx.len() < 4096 {
+                if let Some(r) = row {
+                    od.episode_rtx.push(r);
+                }
+            }
+        }
+        let ent = &mut self.tsns[i];
+        ent.tx = ent.tx.saturating_add(1);
+        ent.miss = 0;
+        ent.last_ns = ctx.ts_ns;
+        ent.rtx_row = row;
+        let from = ent.last_path;
+        ent.marked = None;
+        ent.last_path = path;
+        if from != path {
+            let f = &mut self.dsts[from as usize];
+            f.outstanding = f.outstanding.saturating_sub(1);
+            if f.outstanding == 0 {
+                f.timer_start = None;
+                f.timer_nr = None;
+            }
+            self.dsts[path as usize].outstanding += 1;
+        }
+        self.dsts[path as usize].retransmissions += 1;
+        // RFC 9260 6.3.3 E3 / 6.3.2 R1: the retransmission (re)starts the timer of the
+        // destination it is sent to when that timer is not running.
+        let start = if timeout
+            .is_some_and(|t| self.timeouts[t as usize].t_ns == ctx.ts_ns && path == from)
+        {
+            TimerStart::Expiry
+        } else {
+            TimerStart::Send
+        };
+        let dst = &mut self.dsts[path as usize];
+        if dst.timer_start.is_none() {
+            dst.timer_start = Some((ctx.ts_ns, start));
+        }
+        if dst.timer_nr.is_none() {
+            dst.timer_nr = Some((ctx.ts_ns, start));
+        }
+    }
+
+    /// Groups timeout retransmissions into T3-rtx expiries and returns the expiry's index.
+    fn timeout_event(
+        &mut self,
+        ctx: &PacketCtx,
+        tsn: u32,
+        e: &TsnEntry,
+        timer_path: PathIdx,
+        to: PathIdx,
+    ) -> u32 {
+        let dst = &self.dsts[timer_path as usize];
+        if let Some(li) = dst.last_timeout {
+            let last = &self.timeouts[li as usize];
+            // Chunks marked by one expiry go out as cwnd allows (RFC 9260 7.2.3: cwnd = 1 MTU):
+            // a chunk not yet retransmitted since that expiry, within half its RTO, belongs to it.
+            let window = last.observed_rto_ns.unwrap_or(0).max(20_000_000) / 2;
+            if e.last_ns < last.t_ns && ctx.ts_ns - last.t_ns < window {
+                let li = li as usize;
+                self.timeouts[li].chunks += 1;
+                return li as u32;
+            }
+        }
+        let (start_ns, kind) = match dst.timer_start {
+            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
+            _ => (Some(e.last_ns), TimerStart::Unknown),
+        };
+        let (nr_ns, nr_kind) = match dst.timer_nr {
+            Some((s, k)) if s <= ctx.ts_ns => (Some(s), k),
+            _ => (None, TimerStart::Unknown),
+        };
+        // RFC 9260 6.1 A: with the peer's window closed the sender only probes it, and when its
+        // timer started is not in the trace (a probe is no first transmission from idle).
+        let (start_ns, kind, nr_ns, nr_kind) = if self.peer_window_closed {
+            (None, TimerStart::Unknown, None, TimerStart::Unknown)
+        } else {
+            (start_ns, kind, nr_ns, nr_kind)
+        };
+        // A timer started before a capture gap (rotated files): what ran in the gap is unseen.
+        let before_gap = |s: Option<i64>| s.filter(|&s| s >= ctx.gap_end_ns);
+        let (start_ns, kind) = match before_gap(start_ns) {
+            None if start_ns.is_some() => (None, TimerStart::Unknown),
+            _ => (start_ns, kind),
+        };
+        let (nr_ns, nr_kind) = match before_gap(nr_ns) {
+            None if nr_ns.is_some() => (None, TimerStart::Unknown),
+            _ => (nr_ns, nr_kind),
+        };
+        let backoff = dst.consecutive_timeouts;
+        let est_rto_ms = dst.est_rto_ms();
+        let est_rto_coarse_ms = dst.est_rto_coarse_ms();
+        let est_rto_coarse_low_ms = dst.est_rto_coarse_low_ms();
+        self.timeouts.push(Timeout {
+            est_rto_ms,
+            est_rto_coarse_ms,
+            est_rto_coarse_low_ms,
+            t_ns: ctx.ts_ns,
+            frame: ctx.frame,
+            path: timer_path,
+            to_path: to,
+            timer_start: kind,
+            timer_start_ns: start_ns,
+            observed_rto_ns: start_ns.map(|s| ctx.ts_ns - s),
+            observed_rto_nr_ns: nr_ns.map(|s| ctx.ts_ns - s),
+            timer_start_nr: nr_kind,
+            backoff,
+            chunks: 1,
+            first_tsn: tsn,
+        });
+        let idx = self.timeouts.len() as u32 - 1;
+        let dst = &mut self.dsts[timer_path as usize];
+        dst.consecutive_timeouts += 1;
+        dst.last_timeout = Some(idx);
+        if dst.lost_since.is_some() {
+            dst.episode_timeouts.push(idx);
+        }
+        // RFC 9260 6.3.3 E1 and 6.4.1: every chunk outstanding to that destination is marked for
+        // retransmission to the alternate destination the first one went to; the expired
+        // destination's timer stops, and the alternate's starts when a chunk is sent there (E3).
+        let moved = dst.outstanding;
+        dst.outstanding = 0;
+        dst.timer_start = None;
+        dst.timer_nr = None;
+        if to != timer_path {
+            self.dsts[to as usize].outstanding += moved;
+        } else {
+            self.dsts[to as usize].outstanding = moved;
+        }
+        for ent in self.tsns.iter_mut().take(MAX_MARK_SCAN) {
+            if ent.seen && !ent.gap_acked && ent.last_path == timer_path {
+                ent.marked = Some(idx);
+                ent.last_path = to;
+            }
+        }
+        idx
+    }
+}
