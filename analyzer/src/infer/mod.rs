@@ -5,6 +5,7 @@ mod chain;
 pub mod direction;
 mod dst;
 pub mod events;
+mod failover;
 pub mod heartbeat;
 pub mod settings;
 pub mod stats;
