@@ -2,6 +2,7 @@
 //! streams, messages and fragments, retransmissions counted once, PPIDs, SSN gaps, invalid
 //! streams and their ERROR, PPID 0 on a registered port, RE-CONFIG, the upper layer.
 
+use super::window::SSN_WINDOW;
 use super::*;
 use crate::packet::TimeBase;
 
