@@ -366,6 +366,9 @@ fn stall_rto_ms(a: &Association, s: usize) -> Option<f64> {
     })
 }
 
+/// How `rto_floor_ms` names a claimed RTO.min (the exact floor; an expiry's RTO bounds it only).
+const RTO_MIN_CLAIMED: &str = "the inferred RTO.min";
+
 /// The floor of the sender's RTO (RTO.min) as far as the trace tells: the claimed RTO.min, else
 /// the shortest observed RTO of a first expiry (backoff 0, max(RTO.min, estimate) then). With
 /// where it came from.
@@ -373,7 +376,7 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
     let s = usize::from(sender & 1);
     let sum = a.infer.summary[s].as_ref();
     if let Some(min) = sum.and_then(|x| x.rto_min_ms) {
-        return Some((min, format!("the inferred RTO.min {} ms", Fixed(min, 0))));
+        return Some((min, format!("{RTO_MIN_CLAIMED} {} ms", Fixed(min, 0))));
     }
     // Expiries are timed where the timer runs: at the sender only.
     if sum.is_none_or(|x| x.vantage != Vantage::Sender) {
@@ -431,6 +434,20 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     // The interval must dominate the jitter (HB.interval >= RTO): below that, period - RTO says
     // more of the RTO assumed than of the interval (a floor taken from expiries may be far off).
     let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
+    // Without a claimed RTO.min the floor is a first expiry's RTO: RTO.min is at most that, so
+    // the idle destination's RTO lies between its own estimate and it. When the intervals the
+    // two give differ by more than a tenth, the capture does not tell the interval.
+    let apart = match (&floor, found) {
+        (Some((_, from)), Some((h, _))) if !from.starts_with(RTO_MIN_CLAIMED) => {
+            match crate::infer::heartbeat::interval_ms(periods, 0.0, ticks) {
+                Some((high, _)) if high - h <= 0.1 * h => None,
+                high => Some(high.map(|(x, _)| x)),
+            }
+        }
+        _ => None,
+    };
+    let found_floor = found.map(|(h, _)| h);
+    let found = found.filter(|_| apart.is_none());
     let interval = found.map(|(h, _)| h);
     // The 10 ms tick estimator is set for a Linux stack, and only for one
     // (`Association::timer_model_from_stack`): its knob names are Linux's.
@@ -453,13 +470,23 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
                 if ticks { " in 10 ms ticks" } else { "" }
             );
         }
-        (Some((f, _)), None) => {
-            let _ = write!(
-                ev,
-                ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
-                Fixed(*f, 0)
-            );
-        }
+        (Some((f, from)), None) => match apart {
+            Some(high) => {
+                let _ = write!(
+                    ev,
+                    ": no heartbeat interval: the sender's RTO.min is not known, only that it is at most {from}; with the destination's own estimate as its RTO the periods give {}, with that floor {} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval)",
+                    high.map_or("no interval".to_string(), |x| format!("{} ms", Fixed(x, 0))),
+                    found_floor.map_or("no interval".to_string(), |x| format!("{} ms", Fixed(x, 0))),
+                );
+            }
+            None => {
+                let _ = write!(
+                    ev,
+                    ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
+                    Fixed(*f, 0)
+                );
+            }
+        },
         (None, _) => ev.push_str(
             ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",
         ),

@@ -544,16 +544,22 @@ pub(super) mod tests {
                 ms: 719.971,
                 est_ms: f64::NAN,
                 est_ticks_ms: f64::NAN,
+                from_ack_ms: f64::NAN,
+                ack_est_ticks_ms: f64::NAN,
             },
             Period {
                 ms: 880.083,
                 est_ms: 124.776,
                 est_ticks_ms: 130.0,
+                from_ack_ms: f64::NAN,
+                ack_est_ticks_ms: f64::NAN,
             },
             Period {
                 ms: 801.195,
                 est_ms: 105.266,
                 est_ticks_ms: 130.0,
+                from_ack_ms: f64::NAN,
+                ack_est_ticks_ms: f64::NAN,
             },
         ];
         let floor = hb_interval_floor_ms(&periods, 129.863).unwrap();

@@ -27,6 +27,10 @@ pub struct Period {
     pub ms: f64,
     pub est_ms: f64,
     pub est_ticks_ms: f64,
+    /// From the HEARTBEAT-ACK of the first HEARTBEAT (as the capture saw it) to the second, and
+    /// the tick estimate once that answer's RTT was taken (NaN: none).
+    pub from_ack_ms: f64,
+    pub ack_est_ticks_ms: f64,
 }
 
 /// The HEARTBEATs one endpoint sent to one destination.
@@ -39,6 +43,8 @@ pub struct HbPeriod {
     data_mark: u64,
     /// The destination's estimates when it went.
     last_est: (f64, f64),
+    /// When its HEARTBEAT-ACK came, and the tick estimate then (the answer's RTT taken).
+    last_ack: Option<(i64, f64)>,
     periods: Vec<Period>,
     pub sent: u64,
 }
@@ -50,24 +56,30 @@ impl HbPeriod {
         if let Some(last) = self.last_ns {
             let idle = self.last_acked && data_sent == self.data_mark && t_ns > last;
             if idle && self.periods.len() < MAX_PERIODS {
+                let (ack_ns, ack_est) = self.last_ack.unwrap_or((last, f64::NAN));
                 self.periods.push(Period {
                     ms: (t_ns - last) as f64 / 1e6,
                     est_ms: self.last_est.0,
                     est_ticks_ms: self.last_est.1,
+                    from_ack_ms: (t_ns - ack_ns) as f64 / 1e6,
+                    ack_est_ticks_ms: ack_est,
                 });
             }
         }
         self.last_ns = Some(t_ns);
         self.last_acked = false;
+        self.last_ack = None;
         self.data_mark = data_sent;
         self.last_est = (est.0.unwrap_or(f64::NAN), est.1.unwrap_or(f64::NAN));
         self.sent += 1;
     }
 
-    /// The HEARTBEAT sent at `sent_ns` was answered.
-    pub fn acked(&mut self, sent_ns: i64) {
+    /// The HEARTBEAT sent at `sent_ns` was answered at `ack_ns`; `est_ticks` is the destination's
+    /// tick estimate with that answer's RTT taken.
+    pub fn acked(&mut self, sent_ns: i64, ack_ns: i64, est_ticks: Option<f64>) {
         if self.last_ns == Some(sent_ns) {
             self.last_acked = true;
+            self.last_ack = Some((ack_ns, est_ticks.unwrap_or(f64::NAN)));
         }
     }
 
@@ -95,7 +107,13 @@ impl HbPeriod {
 /// interval is the median of the others' differences, never below 0. None below `MIN_PERIODS`.
 pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(f64, usize)> {
     let rto = |p: &Period| {
-        let est = if ticks { p.est_ticks_ms } else { p.est_ms };
+        // Before the destination's first RTT the estimate its HEARTBEAT-ACK gave (the timer
+        // restarted then, Linux).
+        let est = match ticks {
+            true if p.est_ticks_ms.is_nan() => p.ack_est_ticks_ms,
+            true => p.est_ticks_ms,
+            false => p.est_ms,
+        };
         if est.is_nan() {
             rto_min_ms
         } else {
@@ -103,9 +121,27 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
         }
     };
     let late = |p: &Period| if ticks { wheel_late_ms(p.ms) } else { 0.0 };
+    // What the period holds beyond HB.interval + RTO / 2: a random part of one RTO (median RTO /
+    // 2). Linux also restarts the timer when the HEARTBEAT-ACK comes (`sctp_cmd_transport_on`,
+    // `sctp_transport_reset_hb_timer`), which moves it only later: when the random part drawn
+    // at the HEARTBEAT was below the answer's RTT, a new one runs from the answer. Its median is
+    // then RTT + RTO^2 / (2 (RTO + RTT)) (85 ms for an RTO of 120 ms and a 40 ms RTT, against 60
+    // without the restart); the RTT is the answer's time as captured (the sender's RTT at the
+    // sender).
+    let extra = |p: &Period, r: f64| {
+        let rtt = (p.ms - p.from_ack_ms).max(0.0);
+        if ticks && rtt.is_finite() {
+            rtt + r * r / (2.0 * (r + rtt))
+        } else {
+            r / 2.0
+        }
+    };
     let diffs: Vec<(f64, f64)> = periods
         .iter()
-        .map(|p| (p.ms - rto(p) - late(p), rto(p)))
+        .map(|p| {
+            let r = rto(p);
+            (p.ms - r / 2.0 - extra(p, r) - late(p), r)
+        })
         .collect();
     let least = diffs.iter().map(|d| d.0).reduce(f64::min)?;
     let mut kept: Vec<f64> = diffs
@@ -162,6 +198,8 @@ mod tests {
             ms,
             est_ms: est,
             est_ticks_ms: est + 50.0,
+            from_ack_ms: ms,
+            ack_est_ticks_ms: f64::NAN,
         }
     }
 
@@ -169,27 +207,56 @@ mod tests {
     fn only_answered_idle_heartbeats_make_periods() {
         let mut h = HbPeriod::default();
         let s = 1_000_000_000i64;
+        let ms = 1_000_000i64;
         let est = (Some(60.0), Some(120.0));
         h.sent(0, 0, est);
-        h.acked(0);
-        h.sent(s + 100_000_000, 0, est); // 1.1 s after an answered one, no DATA: a period
-                                         // Unanswered: the next one is later (RTO backed off) and no period.
+        h.acked(0, 40 * ms, Some(130.0));
+        // 1.1 s after an answered one, no DATA: a period (1.06 s from its answer).
+        h.sent(s + 100 * ms, 0, est);
+        // Unanswered: the next one is later (RTO backed off) and no period.
         h.sent(3 * s, 0, est);
-        h.acked(s + 100_000_000); // a late answer to an older one changes nothing
-        h.sent(4 * s + 200_000_000, 0, est);
-        h.acked(4 * s + 200_000_000);
+        // A late answer to an older one changes nothing.
+        h.acked(s + 100 * ms, 3 * s + 10 * ms, Some(130.0));
+        h.sent(4 * s + 200 * ms, 0, est);
+        h.acked(4 * s + 200 * ms, 4 * s + 240 * ms, Some(130.0));
         // DATA went to the destination in between: no period either.
-        h.sent(5 * s + 300_000_000, 5, est);
-        h.acked(5 * s + 300_000_000);
-        h.sent(6 * s + 400_000_000, 5, (None, None));
+        h.sent(5 * s + 300 * ms, 5, est);
+        h.acked(5 * s + 300 * ms, 5 * s + 340 * ms, Some(130.0));
+        h.sent(6 * s + 400 * ms, 5, (None, None));
         let want = Period {
             ms: 1100.0,
             est_ms: 60.0,
             est_ticks_ms: 120.0,
+            from_ack_ms: 1060.0,
+            ack_est_ticks_ms: 130.0,
         };
         assert_eq!(h.periods(), &[want, want]);
         assert_eq!(h.sent, 6);
         assert_eq!(h.dist().unwrap().n, 2);
+    }
+
+    #[test]
+    fn a_linux_heartbeat_timer_restarted_by_the_answer_is_taken_off() {
+        // Lab run ho9_pf0_pmr2_hb250 (Linux, hb_interval 250 ms, the idle path's RTO 120 ms,
+        // RTT 40 ms): periods of 370-460 ms, two of them past the 250 + 60 + 120 ms (+ a tick)
+        // a timer drawn only at the HEARTBEAT can reach. The random part beyond RTO / 2 has a
+        // median of 40 + 120^2 / 320 = 85 ms, not 60.
+        let per = |ms: f64| Period {
+            ms,
+            est_ms: 100.0,
+            est_ticks_ms: 120.0,
+            from_ack_ms: ms - 40.0,
+            ack_est_ticks_ms: 120.0,
+        };
+        let lab = [per(440.6), per(389.3), per(459.9), per(370.1), per(430.1)];
+        let (h, n) = interval_ms(&lab, 100.0, true).unwrap();
+        assert_eq!(n, 5);
+        // 430.1 - 60 - 85 - 5 (the wheel's mean lateness below 630 ms).
+        assert!((h - 280.1).abs() < 0.01, "{h}");
+        // Without the restart's share (a stack not of ticks) it read 310 ms for the same
+        // periods, 24% over.
+        let usr = interval_ms(&lab, 120.0, false).unwrap().0;
+        assert!((usr - 310.1).abs() < 0.01, "{usr}");
     }
 
     #[test]

@@ -168,13 +168,14 @@ impl AssocInfer {
                     let path = dir.dst(hb.dst);
                     let d = &mut dir.dsts[path as usize];
                     d.hb_rtt.push(rtt as f64 / 1e6);
-                    d.hb_period.acked(hb.ts_ns);
                     d.last_hb_ack_ns = Some(ctx.ts_ns);
                     d.hb_unanswered_since = None;
                     d.hb_strikes = Default::default();
                     // RFC 9260 8.3: a HEARTBEAT-ACK clears the destination's error counter and
                     // gives an RTT measurement (which ends any RTO backoff, 6.3.1 C2/C3).
                     d.heartbeat_acked(rtt as f64 / 1e6);
+                    let est = d.est_rto_coarse_ms();
+                    d.hb_period.acked(hb.ts_ns, ctx.ts_ns, est);
                     if dir.rtt_rows.len() < direction::MAX_ROWS {
                         dir.rtt_rows.push(events::RttSample {
                             kind: events::RttKind::Heartbeat,
