@@ -1,8 +1,9 @@
 //! Heartbeat period of one destination and what it says of the stack's heartbeat interval
 //! (RFC 9260 8.3): an idle destination is probed every RTO + HB.interval, the RTO jittered by
 //! 50% either way (Linux `sctp_transport_timeout` and `sctp_transport_reset_hb_timer`: the
-//! interval, half an RTO and a random part of one RTO; usrsctp `sctp_timer_start`
-//! SCTP_TIMER_TYPE_HEARTBEAT: the delay and an RTO jittered by half of it).
+//! interval, half an RTO and a random part of one RTO, the timer also pushed later when the
+//! HEARTBEAT-ACK comes; usrsctp `sctp_timer_start` SCTP_TIMER_TYPE_HEARTBEAT: the delay and an
+//! RTO jittered by half of it).
 //!
 //! A period is the time between two HEARTBEATs to the destination when the first was answered
 //! and no DATA went there in between: an unanswered one backs the RTO off (RFC 9260 8.3 and
@@ -130,10 +131,10 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
     // sender).
     let extra = |p: &Period, r: f64| {
         let rtt = (p.ms - p.from_ack_ms).max(0.0);
-        if ticks && rtt.is_finite() {
-            rtt + r * r / (2.0 * (r + rtt))
-        } else {
-            r / 2.0
+        match (ticks, r > 0.0) {
+            (true, true) => rtt + r * r / (2.0 * (r + rtt)),
+            (true, false) => rtt,
+            (false, _) => r / 2.0,
         }
     };
     let diffs: Vec<(f64, f64)> = periods
