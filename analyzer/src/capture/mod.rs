@@ -8,6 +8,7 @@
 mod classic;
 mod error;
 mod header;
+mod in_place;
 mod input;
 mod pcapng;
 mod reader;
