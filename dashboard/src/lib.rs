@@ -39,6 +39,7 @@ pub mod store;
 mod stories;
 mod streams_view;
 mod studies;
+mod study_chart;
 mod table_page;
 mod tables;
 mod tail;
