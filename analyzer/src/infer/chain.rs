@@ -239,14 +239,12 @@ pub(super) fn failover_policy(
     if n == 1 {
         return Some(FailoverPolicy::Pf { pf_retrans: 0 });
     }
-    let Some(probe) = probe_ns.map(|p| (p - f.t_ns) as f64 / 1e6) else {
-        return Some(FailoverPolicy::Rfc {
-            path_max_retrans: n - 1,
-        });
-    };
-    let pf_latest = PF_PROBE_LATE * 2.0 * last_rto;
-    let rfc = FailoverPolicy::Rfc {
+    let rfc = Some(FailoverPolicy::Rfc {
         path_max_retrans: n - 1,
+    });
+    let pf = Some(FailoverPolicy::Pf { pf_retrans: n - 1 });
+    let Some(probe) = probe_ns.map(|p| (p - f.t_ns) as f64 / 1e6) else {
+        return rfc;
     };
     // A destination that becomes potentially failed has its heartbeat timer restarted at once
     // (RFC 7829 4: probed every RTO; Linux `sctp_do_8_2_transport_strike`) to max(RTO / 2,
@@ -261,28 +259,22 @@ pub(super) fn failover_policy(
     // last expiry.
     let (_, pf_again_latest) = pf_probe_window(2.0 * entry_rto);
     // The next probe, the first unanswered: a potentially failed destination is probed again
-    // 0.5 to 1.5 of its RTO later (doubled by the last expiry, RFC 9260 6.3.3 E2), an inactive
-    // one a heartbeat interval later on top (RFC 9260 8.3; Linux `sctp_transport_timeout`). A
-    // second probe sooner than the earliest an inactive one can come (the heartbeat interval at
-    // least half the shortest heartbeat spacing seen) is PF.
+    // within that window (`pf_again_latest`), an inactive one a heartbeat interval later on top
+    // (RFC 9260 8.3; Linux `sctp_transport_timeout`). A second probe sooner than the earliest
+    // an inactive one can come (the heartbeat interval at least half the shortest heartbeat
+    // spacing seen) is PF.
     let again = probe2_ns.map(|p| (p - probe_ns.unwrap_or(p)) as f64 / 1e6);
     // The least heartbeat interval the sender's idle periods allow (`hb_interval_floor_ms`).
     let hb_floor = hb_interval_floor_ms(hb_periods, first_rto_ms);
     let pf_first = probe >= pf_first_earliest - PROBE_SLACK_MS;
     match (hb_gap_min_ms, again) {
-        (Some(h), _) if probe < 0.5 * h && pf_first && probe <= pf_first_latest => {
-            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
-        }
-        (Some(h), Some(a)) if a < 0.5 * h + last_rto && a <= pf_latest => {
-            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
-        }
+        (Some(h), _) if probe < 0.5 * h && pf_first && probe <= pf_first_latest => pf,
+        (Some(h), Some(a)) if a < 0.5 * h + last_rto && a <= pf_again_latest => pf,
         // An inactive destination's next probe comes at least HB.interval + half its RTO (the
         // last expiry's doubled, as above) after the first (RFC 9260 8.3): sooner is PF.
-        (_, Some(a)) if hb_floor.is_some_and(|l| a < l + last_rto) && a <= pf_latest => {
-            Some(FailoverPolicy::Pf { pf_retrans: n - 1 })
-        }
-        _ if probe > pf_first_latest => Some(rfc),
-        (_, Some(a)) if a > pf_again_latest => Some(rfc),
+        (_, Some(a)) if hb_floor.is_some_and(|l| a < l + last_rto) && a <= pf_again_latest => pf,
+        _ if probe > pf_first_latest => rfc,
+        (_, Some(a)) if a > pf_again_latest => rfc,
         _ => None,
     }
 }
@@ -327,10 +319,6 @@ pub(super) fn hb_interval_floor_ms(periods: &[Period], first_rto_ms: f64) -> Opt
 
 /// RFC 9260 15: the recommended RTO.min.
 const DEFAULT_RTO_MIN_MS: f64 = 1000.0;
-
-/// The latest a PF probe comes, in doubled RTOs after the failover: 1.5 (RFC 9260 8.3 jitter)
-/// and timer lateness.
-const PF_PROBE_LATE: f64 = 1.6;
 
 /// The policy's evidence in words; `hb_struck`: a chain counted an unanswered HEARTBEAT.
 pub(super) fn policy_evidence(p: FailoverPolicy, failovers: usize, hb_struck: bool) -> String {
@@ -413,92 +401,36 @@ pub(super) mod tests {
             ),
             Some(FailoverPolicy::Pf { pf_retrans: 0 })
         );
+        // Three expiries, the last at RTO 484 ms (lab run lk_pf0), the old path probed at `probe`
+        // s (new DATA moved at 5 s), heartbeats seen `h` ms apart at the least.
+        let three = |probe: Option<f64>, h: Option<f64>| {
+            failover_policy(&failover(5.0, probe), Some(chain(3, 484.0, 844.0)), h, &[])
+        };
         // Three expiries, the old path next probed 1.3 s later while heartbeats came 1.12 s
         // apart: an inactive destination (RFC 9260 8.2), PMR 2 (lab run lk_pf0).
         let rfc = Some(FailoverPolicy::Rfc {
             path_max_retrans: 2,
         });
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(6.31)),
-                Some(chain(3, 484.0, 844.0)),
-                Some(1120.0),
-                &[]
-            ),
-            rfc
-        );
+        assert_eq!(three(Some(6.31), Some(1120.0)), rfc);
         // No probe at all: RFC too.
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, None),
-                Some(chain(3, 484.0, 844.0)),
-                Some(1120.0),
-                &[]
-            ),
-            rfc
-        );
+        assert_eq!(three(None, Some(1120.0)), rfc);
         // Probed within a PF probe's window (max(RTO / 2, 200 ms) + up to one RTO, timer lateness:
         // 242 to 806 ms), far sooner than any heartbeat interval: PF, pf_retrans 2.
         assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.6)),
-                Some(chain(3, 484.0, 844.0)),
-                Some(5000.0),
-                &[]
-            ),
+            three(Some(5.6), Some(5000.0)),
             Some(FailoverPolicy::Pf { pf_retrans: 2 })
         );
         // Sooner than that window opens is no PF probe, and an inactive destination's heartbeat
         // timer may fire at any time: no claim.
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.1)),
-                Some(chain(3, 484.0, 844.0)),
-                Some(5000.0),
-                &[]
-            ),
-            None
-        );
+        assert_eq!(three(Some(5.1), Some(5000.0)), None);
         // In the window but past half the heartbeat spacing, or without a heartbeat interval to
         // compare: no claim (lab runs ho9_pf1r2_pmr4_hb300, PF, and ho9_pf0_pmr2_hb250, RFC,
         // both probed 1.1 to 1.4 RTOs after the failover with heartbeats ~400 ms apart).
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.7)),
-                Some(chain(3, 484.0, 844.0)),
-                Some(1120.0),
-                &[]
-            ),
-            None
-        );
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.6)),
-                Some(chain(3, 484.0, 844.0)),
-                None,
-                &[]
-            ),
-            None
-        );
+        assert_eq!(three(Some(5.7), Some(1120.0)), None);
+        assert_eq!(three(Some(5.6), None), None);
         // Probed later than a PF probe can come (past 806 ms): RFC.
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(5.9)),
-                Some(chain(3, 484.0, 844.0)),
-                None,
-                &[]
-            ),
-            rfc
-        );
-        assert_eq!(
-            failover_policy(
-                &failover(5.0, Some(7.0)),
-                Some(chain(3, 484.0, 844.0)),
-                None,
-                &[]
-            ),
-            rfc
-        );
+        assert_eq!(three(Some(5.9), None), rfc);
+        assert_eq!(three(Some(7.0), None), rfc);
         // The first probe as an inactive destination's would come, but the next one followed
         // it 1.28 s later, sooner than a 1.2 s-spaced heartbeat interval plus half the doubled
         // 870 ms RTO allow: PF, pf_retrans 2 (Linux lab run with pf_retrans 2, PMR 5).
