@@ -38,13 +38,12 @@ pub struct Period {
 #[derive(Debug, Clone, Default)]
 pub struct HbPeriod {
     last_ns: Option<i64>,
-    /// Whether the latest HEARTBEAT got its HEARTBEAT-ACK.
-    last_acked: bool,
     /// DATA chunks sent to the destination when it went.
     data_mark: u64,
     /// The destination's estimates when it went.
     last_est: (f64, f64),
-    /// When its HEARTBEAT-ACK came, and the tick estimate then (the answer's RTT taken).
+    /// When the latest HEARTBEAT's HEARTBEAT-ACK came (None: not answered), and the tick
+    /// estimate then (the answer's RTT taken).
     last_ack: Option<(i64, f64)>,
     periods: Vec<Period>,
     pub sent: u64,
@@ -54,10 +53,9 @@ impl HbPeriod {
     /// A HEARTBEAT at `t_ns`; `data_sent` counts the DATA chunks sent to the destination so far,
     /// `est` is its (exact, 10 ms ticks) RTO estimate now.
     pub fn sent(&mut self, t_ns: i64, data_sent: u64, est: (Option<f64>, Option<f64>)) {
-        if let Some(last) = self.last_ns {
-            let idle = self.last_acked && data_sent == self.data_mark && t_ns > last;
+        if let (Some(last), Some((ack_ns, ack_est))) = (self.last_ns, self.last_ack) {
+            let idle = data_sent == self.data_mark && t_ns > last;
             if idle && self.periods.len() < MAX_PERIODS {
-                let (ack_ns, ack_est) = self.last_ack.unwrap_or((last, f64::NAN));
                 self.periods.push(Period {
                     ms: (t_ns - last) as f64 / 1e6,
                     est_ms: self.last_est.0,
@@ -68,7 +66,6 @@ impl HbPeriod {
             }
         }
         self.last_ns = Some(t_ns);
-        self.last_acked = false;
         self.last_ack = None;
         self.data_mark = data_sent;
         self.last_est = (est.0.unwrap_or(f64::NAN), est.1.unwrap_or(f64::NAN));
@@ -79,7 +76,6 @@ impl HbPeriod {
     /// tick estimate with that answer's RTT taken.
     pub fn acked(&mut self, sent_ns: i64, ack_ns: i64, est_ticks: Option<f64>) {
         if self.last_ns == Some(sent_ns) {
-            self.last_acked = true;
             self.last_ack = Some((ack_ns, est_ticks.unwrap_or(f64::NAN)));
         }
     }
