@@ -366,9 +366,6 @@ fn stall_rto_ms(a: &Association, s: usize) -> Option<f64> {
     })
 }
 
-/// How `rto_floor_ms` names a claimed RTO.min (the exact floor; an expiry's RTO bounds it only).
-const RTO_MIN_CLAIMED: &str = "the inferred RTO.min";
-
 /// The floor of the sender's RTO (RTO.min) as far as the trace tells: the claimed RTO.min, else
 /// the shortest observed RTO of a first expiry (backoff 0, max(RTO.min, estimate) then). With
 /// where it came from.
@@ -376,7 +373,7 @@ fn rto_floor_ms(a: &Association, sender: u8) -> Option<(f64, String)> {
     let s = usize::from(sender & 1);
     let sum = a.infer.summary[s].as_ref();
     if let Some(min) = sum.and_then(|x| x.rto_min_ms) {
-        return Some((min, format!("{RTO_MIN_CLAIMED} {} ms", Fixed(min, 0))));
+        return Some((min, format!("the inferred RTO.min {} ms", Fixed(min, 0))));
     }
     // Expiries are timed where the timer runs: at the sender only.
     if sum.is_none_or(|x| x.vantage != Vantage::Sender) {
@@ -436,17 +433,17 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
     // Without a claimed RTO.min the floor is a first expiry's RTO: RTO.min is at most that, so
     // the idle destination's RTO lies between its own estimate and it. When the intervals the
-    // two give differ by more than a tenth, the capture does not tell the interval.
-    let apart = match (&floor, found) {
-        (Some((_, from)), Some((h, _))) if !from.starts_with(RTO_MIN_CLAIMED) => {
-            match crate::infer::heartbeat::interval_ms(periods, 0.0, ticks) {
-                Some((high, _)) if high - h <= 0.1 * h => None,
-                high => Some(high.map(|(x, _)| x)),
-            }
+    // two give differ by more than a tenth, the capture does not tell the interval: `apart`
+    // holds both (with the floor, with the estimate alone).
+    let claimed = a.infer.summary[s]
+        .as_ref()
+        .is_some_and(|x| x.rto_min_ms.is_some());
+    let apart = found.filter(|_| !claimed).and_then(|(h, _)| {
+        match crate::infer::heartbeat::interval_ms(periods, 0.0, ticks) {
+            Some((high, _)) if high - h <= 0.1 * h => None,
+            high => Some((h, high.map(|(x, _)| x))),
         }
-        _ => None,
-    };
-    let found_floor = found.map(|(h, _)| h);
+    });
     let found = found.filter(|_| apart.is_none());
     let interval = found.map(|(h, _)| h);
     // The 10 ms tick estimator is set for a Linux stack, and only for one
@@ -471,12 +468,12 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
             );
         }
         (Some((f, from)), None) => match apart {
-            Some(high) => {
+            Some((low, high)) => {
                 let _ = write!(
                     ev,
-                    ": no heartbeat interval: the sender's RTO.min is not known, only that it is at most {from}; with the destination's own estimate as its RTO the periods give {}, with that floor {} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval)",
+                    ": no heartbeat interval: the sender's RTO.min is not known, only that it is at most {from}; with the destination's own estimate as its RTO the periods give {}, with that floor {} ms (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval)",
                     high.map_or("no interval".to_string(), |x| format!("{} ms", Fixed(x, 0))),
-                    found_floor.map_or("no interval".to_string(), |x| format!("{} ms", Fixed(x, 0))),
+                    Fixed(low, 0),
                 );
             }
             None => {
