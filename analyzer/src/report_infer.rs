@@ -430,7 +430,7 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
         .and_then(|(f, _)| crate::infer::heartbeat::interval_ms(periods, *f, ticks));
     // The interval must dominate the jitter (HB.interval >= RTO): below that, period - RTO says
     // more of the RTO assumed than of the interval (a floor taken from expiries may be far off).
-    let found = found.filter(|(h, _)| floor.as_ref().is_some_and(|(f, _)| *h >= *f));
+    let found = found.filter(|i| floor.as_ref().is_some_and(|(f, _)| i.ms >= *f));
     // Without a claimed RTO.min the floor is a first expiry's RTO: RTO.min is at most that, so
     // the idle destination's RTO lies between its own estimate and it. When the intervals the
     // two give differ by more than a tenth, the capture does not tell the interval: `apart`
@@ -438,19 +438,24 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
     let claimed = a.infer.summary[s]
         .as_ref()
         .is_some_and(|x| x.rto_min_ms.is_some());
-    let apart = found.filter(|_| !claimed).and_then(|(h, _)| {
-        match crate::infer::heartbeat::interval_ms(periods, 0.0, ticks) {
-            Some((high, _)) if high - h <= 0.1 * h => None,
-            high => Some((h, high.map(|(x, _)| x))),
-        }
-    });
+    let apart =
+        found.filter(|_| !claimed).and_then(|i| {
+            match crate::infer::heartbeat::interval_ms(periods, 0.0, ticks) {
+                Some(high) if high.ms - i.ms <= 0.1 * i.ms => None,
+                high => Some((i.ms, high.map(|x| x.ms))),
+            }
+        });
     let found = found.filter(|_| apart.is_none());
-    let interval = found.map(|(h, _)| h);
+    // Too few periods for the RTO's jitter: the interval is told in words, with its error, and
+    // not claimed.
+    let imprecise = found.filter(|i| !i.precise());
+    let found = found.filter(|i| i.precise());
+    let interval = found.map(|i| i.ms);
     // The 10 ms tick estimator is set for a Linux stack, and only for one
     // (`Association::timer_model_from_stack`): its knob names are Linux's.
     let linux = ticks;
     match (&floor, found) {
-        (Some((_, from)), Some((h, kept))) => {
+        (Some((_, from)), Some(crate::infer::heartbeat::Interval { ms: h, n: kept, .. })) => {
             let _ = write!(
                 ev,
                 ": heartbeat interval about {} ms{} ({}), the median of period - RTO{}, the RTO being max(RTO.min, the destination's estimate{}) with {from} (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
@@ -476,13 +481,26 @@ pub(crate) fn heartbeat_figures(a: &Association, sender: u8, d: &DstState) -> Pa
                     Fixed(low, 0),
                 );
             }
-            None => {
-                let _ = write!(
-                    ev,
-                    ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
-                    Fixed(*f, 0)
-                );
-            }
+            None => match imprecise {
+                Some(i) => {
+                    let _ = write!(
+                        ev,
+                        ": no heartbeat interval: {} period{} of an RTO of about {} ms or more, each jittered by a random part of one RTO, give {} ms give or take {} ms (two standard errors), more than a tenth (RFC 9260 8.3: a HEARTBEAT every RTO + HB.interval, the RTO jittered by 50% either way)",
+                        i.n,
+                        if i.n == 1 { "" } else { "s" },
+                        Fixed(*f, 0),
+                        Fixed(i.ms, 0),
+                        Fixed(2.0 * i.se_ms, 0),
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        ev,
+                        ": no heartbeat interval: too few periods, or periods that an RTO of {} ms does not leave an interval of at least one RTO in",
+                        Fixed(*f, 0)
+                    );
+                }
+            },
         },
         (None, _) => ev.push_str(
             ": no heartbeat interval, the sender's RTO.min is not known from the capture (no T3-rtx expiry, none claimed); the period is HB.interval + RTO (RFC 9260 8.3)",

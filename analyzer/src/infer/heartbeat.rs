@@ -22,6 +22,31 @@ pub const MIN_PERIODS: usize = 2;
 /// Slack on the jitter range for timer lateness and capture timing, ms.
 const LATE_MS: f64 = 100.0;
 
+/// The largest standard error, as a share of the interval, at which an interval is given: the
+/// random part of one RTO in each period (RFC 9260 8.3) leaves the median of a few periods
+/// uncertain by more than that when the RTO is large against the interval.
+pub const MAX_RELATIVE_ERROR: f64 = 0.05;
+
+/// The heartbeat interval some idle periods show.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// The median of period - RTO (and the timer's share beyond it), ms.
+    pub ms: f64,
+    /// The periods it rests on.
+    pub n: usize,
+    /// Its standard error, ms: the jitter of a period is uniform over one RTO (standard
+    /// deviation RTO / sqrt 12), and the median of n such periods varies by about 1.25 times
+    /// that over sqrt n.
+    pub se_ms: f64,
+}
+
+impl Interval {
+    /// Whether the periods pin the interval down (`MAX_RELATIVE_ERROR`).
+    pub fn precise(&self) -> bool {
+        self.se_ms <= MAX_RELATIVE_ERROR * self.ms
+    }
+}
+
 /// One idle period and the destination's RTO estimates when it began, ms (NaN: none yet).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Period {
@@ -101,8 +126,9 @@ impl HbPeriod {
 /// period - RTO is the interval give or take half an RTO. For a kernel of 10 ms ticks the
 /// timer's mean lateness (`wheel_late_ms`) is taken off too. A period whose difference is more
 /// than one RTO (+ `LATE_MS`) above the smallest lost or skipped a probe and is left out; the
-/// interval is the median of the others' differences, never below 0. None below `MIN_PERIODS`.
-pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(f64, usize)> {
+/// interval is the median of the others' differences, never below 0, with its standard error
+/// from the RTOs. None below `MIN_PERIODS`.
+pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<Interval> {
     let rto = |p: &Period| {
         // Before the destination's first RTT the estimate its HEARTBEAT-ACK gave (the timer
         // restarted then, Linux).
@@ -141,22 +167,26 @@ pub fn interval_ms(periods: &[Period], rto_min_ms: f64, ticks: bool) -> Option<(
         })
         .collect();
     let least = diffs.iter().map(|d| d.0).reduce(f64::min)?;
-    let mut kept: Vec<f64> = diffs
-        .iter()
+    let kept: Vec<(f64, f64)> = diffs
+        .into_iter()
         .filter(|(h, r)| *h <= least + r + LATE_MS)
-        .map(|d| d.0)
         .collect();
     if kept.len() < MIN_PERIODS {
         return None;
     }
-    kept.sort_by(f64::total_cmp);
     let n = kept.len();
-    let median = if n % 2 == 1 {
-        kept[n / 2]
-    } else {
-        (kept[n / 2 - 1] + kept[n / 2]) / 2.0
-    };
-    Some((median.max(0.0), n))
+    let mean_sq_rto = kept.iter().map(|(_, r)| r * r).sum::<f64>() / n as f64;
+    // The median's standard error: sqrt(pi / 2) times the mean's (large-sample, and about right
+    // from 3 periods on), the jitter of each period RTO / sqrt 12.
+    let se_ms =
+        (std::f64::consts::PI / 2.0).sqrt() * (mean_sq_rto / 12.0).sqrt() / (n as f64).sqrt();
+    let differences: Vec<f64> = kept.iter().map(|d| d.0).collect();
+    let median = super::stats::median(&differences)?;
+    Some(Interval {
+        ms: median.max(0.0),
+        n,
+        se_ms,
+    })
 }
 
 /// The mean lateness of a Linux timer of `ms` at 10 ms ticks (HZ 100, the tick estimator's):
@@ -232,27 +262,34 @@ mod tests {
         assert_eq!(h.dist().unwrap().n, 2);
     }
 
+    /// A period of a Linux lab run's idle path: RTO estimate 100 ms (120 ms in ticks), the
+    /// HEARTBEAT-ACK 40 ms after its HEARTBEAT.
+    fn linux_idle_period(ms: f64) -> Period {
+        Period {
+            ms,
+            est_ms: 100.0,
+            est_ticks_ms: 120.0,
+            from_ack_ms: ms - 40.0,
+            ack_est_ticks_ms: 120.0,
+        }
+    }
+
     #[test]
     fn a_linux_heartbeat_timer_restarted_by_the_answer_is_taken_off() {
         // Lab run ho9_pf0_pmr2_hb250 (Linux, hb_interval 250 ms, the idle path's RTO 120 ms,
         // RTT 40 ms): periods of 370-460 ms, two of them past the 250 + 60 + 120 ms (+ a tick)
         // a timer drawn only at the HEARTBEAT can reach. The random part beyond RTO / 2 has a
         // median of 40 + 120^2 / 320 = 85 ms, not 60.
-        let per = |ms: f64| Period {
-            ms,
-            est_ms: 100.0,
-            est_ticks_ms: 120.0,
-            from_ack_ms: ms - 40.0,
-            ack_est_ticks_ms: 120.0,
-        };
+        let per = linux_idle_period;
         let lab = [per(440.6), per(389.3), per(459.9), per(370.1), per(430.1)];
-        let (h, n) = interval_ms(&lab, 100.0, true).unwrap();
+        let found = interval_ms(&lab, 100.0, true).unwrap();
+        let (h, n) = (found.ms, found.n);
         assert_eq!(n, 5);
         // 430.1 - 60 - 85 - 5 (the wheel's mean lateness below 630 ms).
         assert!((h - 280.1).abs() < 0.01, "{h}");
         // Without the restart's share (a stack not of ticks) it read 310 ms for the same
         // periods, 24% over.
-        let usr = interval_ms(&lab, 120.0, false).unwrap().0;
+        let usr = interval_ms(&lab, 120.0, false).unwrap().ms;
         assert!((usr - 310.1).abs() < 0.01, "{usr}");
     }
 
@@ -260,19 +297,24 @@ mod tests {
     fn the_interval_is_the_period_less_the_rto_of_its_time() {
         // Linux lab runs: hb_interval 1000 ms, RTO.min 100 ms, periods 1.2 s (timer wheel).
         let lab = [p(1200.0, 60.0), p(1200.0, 60.0)];
-        assert_eq!(interval_ms(&lab, 100.0, false), Some((1100.0, 2)));
+        let ms_n = |found: Option<Interval>| found.map(|i| (i.ms, i.n));
+        assert_eq!(ms_n(interval_ms(&lab, 100.0, false)), Some((1100.0, 2)));
         // In ticks the estimate (110 ms) is above the floor, and the timer wheel's mean
         // lateness at 120 ticks (40 ms) comes off too.
-        assert_eq!(interval_ms(&lab, 100.0, true), Some((1050.0, 2)));
+        assert_eq!(ms_n(interval_ms(&lab, 100.0, true)), Some((1050.0, 2)));
         assert_eq!(interval_ms(&lab[..1], 100.0, false), None);
         // The RTO of each period's own time: a backed-off estimate of 400 ms is taken off.
         assert_eq!(
-            interval_ms(&[p(1400.0, 400.0), p(1300.0, 300.0)], 30.0, false),
+            ms_n(interval_ms(
+                &[p(1400.0, 400.0), p(1300.0, 300.0)],
+                30.0,
+                false
+            )),
             Some((1000.0, 2))
         );
         // A skipped probe (5 s among 1.1-1.2 s periods) is left out.
         assert_eq!(
-            interval_ms(
+            ms_n(interval_ms(
                 &[
                     p(1100.0, 50.0),
                     p(5048.0, 50.0),
@@ -281,8 +323,30 @@ mod tests {
                 ],
                 100.0,
                 false
-            ),
+            )),
             Some((1050.0, 3))
         );
+    }
+
+    #[test]
+    fn an_interval_is_precise_when_the_rto_is_small_against_it() {
+        // An RTO of 100 ms jitters each period by a uniform 100 ms (standard deviation 28.9):
+        // the median of 2 periods of a 1.1 s interval is within 25.6 ms (2.3%).
+        let wide = [p(1200.0, 60.0), p(1200.0, 60.0)];
+        let found = interval_ms(&wide, 100.0, false).unwrap();
+        assert!((found.se_ms - 25.58).abs() < 0.01, "{}", found.se_ms);
+        assert!(found.precise());
+        // Lab run ho9_pf1r2_pmr4_hb300 (Linux, hb_interval 300 ms, the idle path's RTO 120 ms,
+        // RTT 40 ms): 5 periods of 420-450 ms read 260 ms. Its standard error, 19.4 ms, is 7%
+        // of that: the capture does not pin the interval down.
+        let per = linux_idle_period;
+        let lab = [per(450.0), per(420.1), per(450.0), per(420.1), per(420.0)];
+        let found = interval_ms(&lab, 124.0, true).unwrap();
+        assert_eq!(found.n, 5);
+        assert!((found.se_ms - 20.1).abs() < 0.1, "{}", found.se_ms);
+        assert!(!found.precise(), "{found:?}");
+        // Fifteen such periods would.
+        let many: Vec<Period> = lab.iter().cycle().take(15).copied().collect();
+        assert!(interval_ms(&many, 124.0, true).unwrap().precise());
     }
 }
