@@ -155,11 +155,56 @@ fn apply_timer_model(dir: &mut DirInfer, stack_no_restart: bool) -> Option<bool>
     Some(false)
 }
 
+/// Drops the observed RTO of an expiry whose timer evidently started later than the start the
+/// capture showed (a SACK processed late by the sender, or seen before it got there): with no
+/// RTT sample in between each expiry doubles the RTO (RFC 9260 6.3.3 E2), so when the next two
+/// expiries of the destination ran from their retransmissions and doubled, the next one's RTO is
+/// twice this one's. An observed RTO more than the timer's lateness above half of it is not this
+/// timer's: its start is unknown (Linux lab run `ho7_pf0_pmr6_hb500`: 218 ms from the last SACK,
+/// then 300 and 610 ms, the kernel's RTO 150 ms). A later expiry capped by RTO.max would only
+/// read lower: the doubling of the two is what rules the cap out.
+fn drop_late_starts(dir: &mut DirInfer) {
+    // Timer lateness: up to the Linux timer wheel's granularity (twice its mean), and 5% for
+    // the capture's timing.
+    let slack = |ms: f64| 2.0 * super::heartbeat::wheel_late_ms(ms) + 0.05 * ms;
+    let from_rtx = |k: TimerStart| matches!(k, TimerStart::Send | TimerStart::Expiry);
+    let n = dir.timeouts.len();
+    for i in 0..n {
+        let t = &dir.timeouts[i];
+        let Some(o0) = t.observed_rto_ns.map(|o| o as f64 / 1e6) else {
+            continue;
+        };
+        let mut next = dir.timeouts[i + 1..].iter().filter(|u| u.path == t.path);
+        let (Some(t1), Some(t2)) = (next.next(), next.next()) else {
+            continue;
+        };
+        let chained = t1.backoff == t.backoff + 1
+            && t2.backoff == t.backoff + 2
+            && from_rtx(t1.timer_start)
+            && from_rtx(t2.timer_start);
+        let (Some(o1), Some(o2)) = (t1.observed_rto_ns, t2.observed_rto_ns) else {
+            continue;
+        };
+        let (o1, o2) = (o1 as f64 / 1e6, o2 as f64 / 1e6);
+        if !chained || (o2 - 2.0 * o1).abs() > slack(o2) {
+            continue;
+        }
+        if o0 > o1 / 2.0 + slack(o1 / 2.0) {
+            let t = &mut dir.timeouts[i];
+            t.observed_rto_ns = None;
+            t.timer_start = TimerStart::Unknown;
+            t.timer_start_ns = None;
+        }
+    }
+}
+
 pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let (vantage, vantage_evidence) = vantage(inf, s);
     let tick_estimator = inf.tick_estimator[s];
     let t3_restart_on_sack = if vantage == Vantage::Sender {
-        apply_timer_model(&mut inf.dirs[s], inf.no_t3_restart[s])
+        let model = apply_timer_model(&mut inf.dirs[s], inf.no_t3_restart[s]);
+        drop_late_starts(&mut inf.dirs[s]);
+        model
     } else {
         None
     };
@@ -434,5 +479,83 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         burstiness,
         max_gap_ms,
         deadline_missed: inf.deadline_ns.map(|_| inf.dirs[s].deadline_missed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::events::Timeout;
+
+    fn expiry(t_ms: i64, observed_ms: f64, start: TimerStart, backoff: u32) -> Timeout {
+        let ns = (observed_ms * 1e6) as i64;
+        Timeout {
+            t_ns: t_ms * 1_000_000,
+            frame: 1,
+            path: 0,
+            to_path: 1,
+            timer_start: start,
+            timer_start_ns: Some(t_ms * 1_000_000 - ns),
+            observed_rto_ns: Some(ns),
+            observed_rto_nr_ns: None,
+            timer_start_nr: TimerStart::Unknown,
+            backoff,
+            chunks: 1,
+            est_rto_ms: None,
+            est_rto_coarse_ms: None,
+            est_rto_coarse_low_ms: None,
+            first_tsn: 1,
+        }
+    }
+
+    fn dir_of(timeouts: Vec<Timeout>) -> DirInfer {
+        let mut dir = DirInfer::default();
+        dir.timeouts = timeouts;
+        dir
+    }
+
+    fn observed(dir: &DirInfer) -> Vec<Option<i64>> {
+        dir.timeouts
+            .iter()
+            .map(|t| t.observed_rto_ns.map(|o| o / 1_000_000))
+            .collect()
+    }
+
+    #[test]
+    fn a_first_expiry_longer_than_half_the_doubled_next_has_no_known_start() {
+        // Lab run ho7_pf0_pmr6_hb500 (Linux, kernel RTO 150 ms): 218.5 ms from the last SACK
+        // the capture showed, then 300.2 and 610.0 ms from the retransmissions.
+        let mut dir = dir_of(vec![
+            expiry(4185, 218.5, TimerStart::Sack, 0),
+            expiry(4505, 300.2, TimerStart::Send, 1),
+            expiry(5115, 610.0, TimerStart::Send, 2),
+        ]);
+        drop_late_starts(&mut dir);
+        assert_eq!(observed(&dir), [None, Some(300), Some(610)]);
+        assert_eq!(dir.timeouts[0].timer_start, TimerStart::Unknown);
+        // Within the timer's lateness of half the next (150 + 10 ms tick + 5%): kept.
+        let mut dir = dir_of(vec![
+            expiry(4185, 165.0, TimerStart::Sack, 0),
+            expiry(4505, 300.2, TimerStart::Send, 1),
+            expiry(5115, 610.0, TimerStart::Send, 2),
+        ]);
+        drop_late_starts(&mut dir);
+        assert_eq!(observed(&dir), [Some(165), Some(300), Some(610)]);
+        // The next two capped by RTO.max (no doubling): nothing to compare with, kept.
+        let mut dir = dir_of(vec![
+            expiry(4185, 218.5, TimerStart::Sack, 0),
+            expiry(4505, 300.2, TimerStart::Send, 1),
+            expiry(4805, 300.0, TimerStart::Send, 2),
+        ]);
+        drop_late_starts(&mut dir);
+        assert_eq!(observed(&dir), [Some(218), Some(300), Some(300)]);
+        // An RTT sample in between (backoff back to 0): not one chain, kept.
+        let mut dir = dir_of(vec![
+            expiry(4185, 218.5, TimerStart::Sack, 0),
+            expiry(4505, 300.2, TimerStart::Send, 0),
+            expiry(5115, 610.0, TimerStart::Send, 1),
+        ]);
+        drop_late_starts(&mut dir);
+        assert_eq!(observed(&dir)[0], Some(218));
     }
 }
