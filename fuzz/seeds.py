@@ -3,7 +3,7 @@
 
     python3 fuzz/seeds.py
 
-Sources: every capture of sample-traces/ and sample-traces/broken/ (committed), cut to
+Sources: every capture of sample-traces/, sample-traces/broken/ and sample-traces/tunnel/ (committed), cut to
 the first 64 KiB of records so that inputs stay small and executions fast. Per target:
   reader       byte 0 = 0 (read as is) + the capture; byte 0 = 1 + the capture (gzip mode)
   analyze      the capture as it is
@@ -76,6 +76,8 @@ def sctp_of(linktype, frame):
 def main():
     files = sorted(glob.glob(os.path.join(ROOT, "sample-traces", "*.pcap*")))
     files += sorted(glob.glob(os.path.join(ROOT, "sample-traces", "broken", "*.pcap*")))
+    # Tunnelled frames (VXLAN) for the tunnel decoder.
+    files += sorted(glob.glob(os.path.join(ROOT, "sample-traces", "tunnel", "*.pcap*")))
     seen_sctp = set()
     for path in files:
         raw = open(path, "rb").read()

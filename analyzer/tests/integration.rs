@@ -24,4 +24,5 @@ mod stalls;
 mod streams;
 mod study;
 mod tcp_lab;
+mod tunnel;
 mod whatif;

@@ -32,7 +32,9 @@ const ASSOC_DIFFERENCES: &[(&str, &str)] = &[
     ),
 ];
 
-fn tshark_counts(path: &std::path::Path) -> (BTreeMap<String, u64>, usize) {
+/// tshark's chunk totals by type name over every SCTP frame of `path` (not those quoted in ICMP
+/// errors), and its association count.
+pub(crate) fn tshark_counts(path: &std::path::Path) -> (BTreeMap<String, u64>, usize) {
     // SCTP chunks quoted inside ICMP errors are not SCTP traffic (ip-frag.pcap has three).
     let out = Command::new("tshark")
         .args(["-r"])

@@ -459,6 +459,34 @@ fn run(
             format!("{n} IP fragments overlapped earlier ones (IPv4: first data kept; IPv6: datagram dropped, RFC 5722)")
         });
     }
+    // Tunnelled traffic (a mirror's VXLAN / GENEVE / ERSPAN, GRE, IP in IP, MPLS): analysed by
+    // the packets inside, told once.
+    let tunnelled: Vec<String> = crate::net::tunnel::Kind::ALL
+        .iter()
+        .zip(ns.tunnels)
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{n} {}", k.name()))
+        .chain((ns.mpls > 0).then(|| format!("{} under MPLS labels", ns.mpls)))
+        .collect();
+    if !tunnelled.is_empty() {
+        let list = tunnelled.join(", ");
+        // The tunnels themselves, the busiest first (a mirror session, a VNI, a GRE key).
+        let mut sessions = ns.sessions;
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.packets));
+        let shown: Vec<String> = sessions.iter().take(4).map(|s| s.describe()).collect();
+        let more = match sessions.len().saturating_sub(4) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let which = if shown.is_empty() {
+            String::new()
+        } else {
+            format!("; {}{more}", shown.join(", "))
+        };
+        pass.warnings.push(|| {
+            format!("packets taken out of tunnels ({list}{which}): analysed as the packets inside (their addresses, hop limits and lengths; the outer headers are not analysed)")
+        });
+    }
     let pending = end.net.pending_fragments() as u64;
     let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
     if incomplete > 0 {

@@ -25,8 +25,8 @@ pub const LINKTYPE_IPV6: u32 = 229;
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
 
 /// EtherTypes (IEEE Registration Authority).
-const ET_IPV4: u16 = 0x0800;
-const ET_IPV6: u16 = 0x86DD;
+pub(crate) const ET_IPV4: u16 = 0x0800;
+pub(crate) const ET_IPV6: u16 = 0x86DD;
 /// IEEE 802.1Q customer VLAN tag.
 const ET_8021Q: u16 = 0x8100;
 /// IEEE 802.1ad service VLAN tag (QinQ outer tag).
@@ -35,6 +35,11 @@ const ET_8021AD: u16 = 0x88A8;
 const ET_QINQ_OLD: [u16; 2] = [0x9100, 0x9200];
 /// Stacked tags beyond this are not followed.
 const MAX_VLAN_TAGS: usize = 8;
+/// MPLS unicast and multicast (RFC 3032 5).
+pub(crate) const ET_MPLS: u16 = 0x8847;
+const ET_MPLS_MULTICAST: u16 = 0x8848;
+/// Labels beyond this are not followed.
+const MAX_MPLS_LABELS: usize = 8;
 
 /// ARPHRD_ types (Linux if_arp.h) whose SLL protocol field is not an EtherType.
 const ARPHRD_FRAD: u16 = 770;
@@ -53,7 +58,15 @@ pub(crate) enum L3 {
 /// Where the frame's IP header starts, if it carries IP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Link {
-    Ip { l3: L3, offset: usize },
+    Ip {
+        l3: L3,
+        offset: usize,
+    },
+    /// IP under an MPLS label stack.
+    Mpls {
+        l3: L3,
+        offset: usize,
+    },
     NonIp,
 }
 
@@ -201,6 +214,7 @@ fn after_ethertype(mut et: u16, data: &[u8], mut offset: usize) -> Result<Link, 
             }
             ET_8021Q | ET_8021AD => {}
             t if ET_QINQ_OLD.contains(&t) => {}
+            ET_MPLS | ET_MPLS_MULTICAST => return mpls(data, offset),
             _ => return Ok(Link::NonIp),
         }
         let rest = data.get(offset..).unwrap_or(&[]);
@@ -208,6 +222,28 @@ fn after_ethertype(mut et: u16, data: &[u8], mut offset: usize) -> Result<Link, 
             .map_err(|_| NetError::truncated("vlan", offset, 4, rest.len()))?;
         et = tag.ether_type().0;
         offset += 4;
+    }
+    Ok(Link::NonIp)
+}
+
+/// An MPLS label stack at `offset` (RFC 3032 2.1: 4 bytes a label, the bottom one with S set)
+/// and the IP packet under it, told by its version nibble (RFC 4385 3: a pseudowire's control
+/// word starts with 0, an Ethernet pseudowire with a MAC address: not followed).
+pub(crate) fn mpls(data: &[u8], mut offset: usize) -> Result<Link, NetError> {
+    for _ in 0..MAX_MPLS_LABELS {
+        let Some(label) = data.get(offset..offset + 4) else {
+            let have = data.len().saturating_sub(offset);
+            return Err(NetError::truncated("mpls", offset, 4, have));
+        };
+        offset += 4;
+        if label[2] & 0x01 != 0 {
+            let l3 = match data.get(offset).map(|b| b >> 4) {
+                Some(4) => L3::Ipv4,
+                Some(6) => L3::Ipv6,
+                _ => return Ok(Link::NonIp),
+            };
+            return Ok(Link::Mpls { l3, offset });
+        }
     }
     Ok(Link::NonIp)
 }

@@ -2,8 +2,9 @@
 //!
 //! [`NetDecoder::decode`] strips the link header (Ethernet with VLAN tags, Linux SLL / SLL2,
 //! BSD null / loop, raw IP), parses IPv4 / IPv6 (options, extension headers), cuts the payload to
-//! the IP length and the capture, and reassembles fragments. Unfragmented packets borrow the
-//! frame's bytes: the per-frame path allocates nothing.
+//! the IP length and the capture, reassembles fragments, and follows tunnels to the packet they
+//! carry (`tunnel`: VXLAN, GENEVE, GRE and ERSPAN, IP in IP, MPLS). Unfragmented packets borrow
+//! the frame's bytes: the per-frame path allocates nothing.
 
 use std::borrow::Cow;
 use std::net::IpAddr;
@@ -17,6 +18,7 @@ mod ip;
 mod link;
 pub use link::{sll_packet_type, sll_packet_type_name};
 pub mod transport;
+pub mod tunnel;
 
 #[cfg(test)]
 mod tests;
@@ -85,7 +87,16 @@ pub struct NetStats {
     pub ipv6_errors: u64,
     /// Frames of a link type the decoder does not know.
     pub unsupported_linktype: u64,
+    /// Packets taken out of a tunnel, by `tunnel::Kind` (in `Kind::ALL` order), and those taken
+    /// from under an MPLS label stack.
+    pub tunnels: [u64; 5],
+    pub mpls: u64,
+    /// The tunnels themselves (outer addresses and identifier), the first `MAX_SESSIONS`.
+    pub sessions: Vec<tunnel::Session>,
 }
+
+/// Tunnels inside tunnels followed at most (a mirror of tunnelled traffic is two deep).
+const MAX_TUNNEL_DEPTH: u8 = 4;
 
 /// Slices frames down to IP payloads, reassembling fragments.
 #[derive(Debug, Default)]
@@ -100,7 +111,7 @@ impl NetDecoder {
     }
 
     /// Slices link + IP. Ok(None) for frames that carry no IP payload (ARP, LLDP, ...) and for
-    /// fragments still waiting for the rest.
+    /// fragments still waiting for the rest. A tunnelled packet is the one inside.
     pub fn decode<'a>(&mut self, frame: &Frame<'a>) -> Result<Option<IpPacket<'a>>, NetError> {
         self.stats.frames += 1;
         self.defrag.expire(frame.ts_ns, &mut self.stats);
@@ -109,11 +120,30 @@ impl NetDecoder {
         // slicing and the IP parser below would.
         if frame.linktype == link::LINKTYPE_ETHERNET {
             if let Some(p) = ip::ethernet_ipv4_simple(data) {
-                return Ok(Some(self.counted(p)));
+                let p = self.counted(p);
+                return self.tunnelled(p, frame.ts_ns, 0);
             }
         }
-        let (l3, offset) = match link::slice(frame.linktype, data) {
+        let link = link::slice(frame.linktype, data);
+        self.linked(data, link, frame.ts_ns, 0)
+    }
+
+    /// The IP packet after a sliced link header (out of line: `decode`'s common frame stays
+    /// short).
+    #[inline(never)]
+    fn linked<'a>(
+        &mut self,
+        data: &'a [u8],
+        link: Result<link::Link, NetError>,
+        ts_ns: i64,
+        depth: u8,
+    ) -> Result<Option<IpPacket<'a>>, NetError> {
+        let (l3, offset) = match link {
             Ok(link::Link::Ip { l3, offset }) => (l3, offset),
+            Ok(link::Link::Mpls { l3, offset }) => {
+                self.stats.mpls += 1;
+                (l3, offset)
+            }
             Ok(link::Link::NonIp) => {
                 self.stats.non_ip += 1;
                 return Ok(None);
@@ -129,10 +159,13 @@ impl NetDecoder {
         };
         let parsed = ip::parse(data, offset, l3).inspect_err(|e| self.count_error(e))?;
         match parsed {
-            ip::Parsed::Packet(p) => Ok(Some(self.counted(p))),
+            ip::Parsed::Packet(p) => {
+                let p = self.counted(p);
+                self.tunnelled(p, ts_ns, depth)
+            }
             ip::Parsed::Fragment(f) => {
                 self.count_ip(&f.key.src);
-                let Some(r) = self.defrag.push(&f, frame.ts_ns, &mut self.stats) else {
+                let Some(r) = self.defrag.push(&f, ts_ns, &mut self.stats) else {
                     return Ok(None);
                 };
                 let p = ip::reassembled(&f.key, r, f.v6, f.payload_offset)
@@ -140,9 +173,84 @@ impl NetDecoder {
                 if p.missing > 0 {
                     self.stats.truncated += 1;
                 }
-                Ok(Some(p))
+                self.tunnelled(p, ts_ns, depth)
             }
         }
+    }
+
+    /// `p`, or the packet its tunnel carries (`tunnel::inner`), decoded in turn.
+    #[inline(always)]
+    fn tunnelled<'a>(
+        &mut self,
+        p: IpPacket<'a>,
+        ts_ns: i64,
+        depth: u8,
+    ) -> Result<Option<IpPacket<'a>>, NetError> {
+        // The common case at one compare: no tunnel protocol.
+        if !tunnel::may_carry(p.proto) || depth >= MAX_TUNNEL_DEPTH {
+            return Ok(Some(p));
+        }
+        self.open_tunnel(p, ts_ns, depth)
+    }
+
+    /// `tunnelled` for a packet of a tunnel protocol (out of line: rare, and recursive).
+    #[inline(never)]
+    fn open_tunnel<'a>(
+        &mut self,
+        p: IpPacket<'a>,
+        ts_ns: i64,
+        depth: u8,
+    ) -> Result<Option<IpPacket<'a>>, NetError> {
+        let Some(tunnel::Inner {
+            kind,
+            carried,
+            at,
+            id,
+        }) = tunnel::inner(p.proto, &p.payload)
+        else {
+            return Ok(Some(p));
+        };
+        self.stats.tunnels[kind as usize] += 1;
+        let sessions = &mut self.stats.sessions;
+        let same =
+            |s: &tunnel::Session| s.kind == kind && s.id == id && s.src == p.src && s.dst == p.dst;
+        if let Some(s) = sessions.iter_mut().find(|s| same(s)) {
+            s.packets += 1;
+        } else if sessions.len() < tunnel::MAX_SESSIONS {
+            sessions.push(tunnel::Session {
+                kind,
+                src: p.src,
+                dst: p.dst,
+                id,
+                packets: 1,
+            });
+        }
+        match p.payload {
+            Cow::Borrowed(b) => self.carried(&b[at..], carried, ts_ns, depth + 1),
+            Cow::Owned(v) => {
+                // Reassembled: what is inside is copied out of the rebuilt datagram.
+                let inner = self.carried(&v[at..], carried, ts_ns, depth + 1)?;
+                Ok(inner.map(owned))
+            }
+        }
+    }
+
+    /// The packet a tunnel carries, from the start of its payload.
+    fn carried<'a>(
+        &mut self,
+        data: &'a [u8],
+        carried: tunnel::Carried,
+        ts_ns: i64,
+        depth: u8,
+    ) -> Result<Option<IpPacket<'a>>, NetError> {
+        let ip_at = |l3| Ok(link::Link::Ip { l3, offset: 0 });
+        let link = match carried {
+            tunnel::Carried::Ethernet => link::slice(link::LINKTYPE_ETHERNET, data),
+            tunnel::Carried::Ipv4 => ip_at(link::L3::Ipv4),
+            tunnel::Carried::Ipv6 => ip_at(link::L3::Ipv6),
+            tunnel::Carried::Mpls => link::mpls(data, 0),
+        };
+        self.linked(data, link, ts_ns, depth)
     }
 
     pub fn stats(&self) -> &NetStats {
@@ -179,5 +287,18 @@ impl NetDecoder {
         } else {
             self.stats.link_errors += 1;
         }
+    }
+}
+
+/// `p` with its payload owned (out of a buffer about to go).
+fn owned(p: IpPacket<'_>) -> IpPacket<'static> {
+    IpPacket {
+        src: p.src,
+        dst: p.dst,
+        proto: p.proto,
+        ttl: p.ttl,
+        payload: Cow::Owned(p.payload.into_owned()),
+        missing: p.missing,
+        reassembled: p.reassembled,
     }
 }

@@ -7,6 +7,7 @@ use super::{IpPacket, NetDecoder, NetError, NetErrorKind};
 use crate::capture::{CaptureReader, Frame};
 
 mod defrag_tests;
+mod tunnel_tests;
 
 pub(super) const A4: [u8; 4] = [10, 0, 0, 1];
 pub(super) const B4: [u8; 4] = [10, 0, 0, 2];
@@ -76,6 +77,16 @@ pub(super) fn eth(ethertype: u16, payload: &[u8]) -> Vec<u8> {
     v
 }
 
+/// A UDP header (RFC 768) to destination port `dst`, then `body`.
+pub(super) fn udp(dst: u16, body: &[u8]) -> Vec<u8> {
+    let mut v = vec![0xc0, 0x01];
+    v.extend_from_slice(&dst.to_be_bytes());
+    v.extend_from_slice(&((8 + body.len()) as u16).to_be_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(body);
+    v
+}
+
 pub(super) fn frame(linktype: u32, data: &[u8], ts_ns: i64) -> Frame<'_> {
     Frame {
         number: 1,
@@ -91,11 +102,11 @@ pub(super) fn payload(n: usize) -> Vec<u8> {
     (0..n).map(|i| (i * 7 + 3) as u8).collect()
 }
 
-fn decode_one(linktype: u32, data: &[u8]) -> Result<Option<IpPacket<'_>>, NetError> {
+pub(super) fn decode_one(linktype: u32, data: &[u8]) -> Result<Option<IpPacket<'_>>, NetError> {
     NetDecoder::new().decode(&frame(linktype, data, 0))
 }
 
-fn expect_v4_sctp(p: &IpPacket<'_>, body: &[u8]) {
+pub(super) fn expect_v4_sctp(p: &IpPacket<'_>, body: &[u8]) {
     assert_eq!(p.src, IpAddr::V4(Ipv4Addr::from(A4)));
     assert_eq!(p.dst, IpAddr::V4(Ipv4Addr::from(B4)));
     assert_eq!(p.proto, 132);
@@ -505,10 +516,12 @@ fn fields<'a>(p: &'a IpPacket<'_>) -> (IpAddr, IpAddr, u8, u8, &'a [u8], usize, 
 /// The general path for an Ethernet frame: link slicing, then the IP parser.
 fn general(data: &[u8]) -> Option<IpPacket<'_>> {
     match super::link::slice(super::link::LINKTYPE_ETHERNET, data).ok()? {
-        super::link::Link::Ip { l3, offset } => match super::ip::parse(data, offset, l3).ok()? {
-            super::ip::Parsed::Packet(p) => Some(p),
-            super::ip::Parsed::Fragment(_) => None,
-        },
+        super::link::Link::Ip { l3, offset } | super::link::Link::Mpls { l3, offset } => {
+            match super::ip::parse(data, offset, l3).ok()? {
+                super::ip::Parsed::Packet(p) => Some(p),
+                super::ip::Parsed::Fragment(_) => None,
+            }
+        }
         super::link::Link::NonIp => None,
     }
 }
