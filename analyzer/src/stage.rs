@@ -46,7 +46,9 @@ pub(crate) enum ItemKind {
 pub(crate) struct Item {
     pub frame: u64,
     pub ts_ns: i64,
-    pub offset: u64,
+    /// The frame's offset in the file (low 48 bits: `offset`) and the packet's IPv4
+    /// Identification (high 16: `ip_id`), packed so that the item stays 40 bytes.
+    pub offset_ip_id: u64,
     /// `arena[start..]`: the source address, the destination address (4 or 16 bytes each, as
     /// `v6` says), then `len` bytes of the packet.
     pub start: u32,
@@ -65,6 +67,8 @@ pub(crate) struct Item {
 
 /// `Item::v6` bits of the link packet type.
 const LINK_SHIFT: u8 = 2;
+/// `Item::offset_ip_id`: where the Identification starts (a file offset stays below 2^48).
+const IP_ID_SHIFT: u32 = 48;
 
 // The size the comment above promises.
 const _: () = assert!(std::mem::size_of::<Item>() == 40);
@@ -95,6 +99,18 @@ impl Item {
         let (src, rest) = arena[at..].split_at(n);
         let (dst, rest) = rest.split_at(m);
         (src, dst, &rest[..self.len as usize])
+    }
+
+    /// The frame's offset in the file.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        self.offset_ip_id & ((1 << IP_ID_SHIFT) - 1)
+    }
+
+    /// The packet's IPv4 Identification (`IpPacket::ip_id`), 0 for IPv6.
+    #[inline]
+    pub fn ip_id(&self) -> u16 {
+        (self.offset_ip_id >> IP_ID_SHIFT) as u16
     }
 
     /// The Linux cooked-capture packet type of the frame (`net::sll_packet_type`; types above 4
@@ -356,7 +372,7 @@ fn push_ip(
     b.items.push(Item {
         frame,
         ts_ns,
-        offset,
+        offset_ip_id: offset & ((1 << IP_ID_SHIFT) - 1) | u64::from(ip.ip_id) << IP_ID_SHIFT,
         start: start as u32,
         len: bytes.len() as u32,
         missing: missing as u32,
@@ -379,6 +395,7 @@ mod tests {
             dst,
             proto,
             ttl: 7,
+            ip_id: 0x1234,
             payload: Cow::Borrowed(payload),
             missing: 0,
             reassembled: false,
@@ -405,7 +422,8 @@ mod tests {
         let mut tcp_packets = 0;
         for (i, (s, d, proto, bytes)) in cases.iter().enumerate() {
             let link = link_bits(Some(i as u16 * 3));
-            let at = (i as u64, i as i64, 0, link);
+            // A file offset near the top of the 48 bits it may use.
+            let at = (i as u64, i as i64, (1 << 47) + i as u64, link);
             push_ip(
                 &mut b,
                 &packet(*s, *d, *proto, bytes),
@@ -425,6 +443,10 @@ mod tests {
             let (src, dst, payload) = item.raw(&b.arena);
             let addrs = (net::ip_from_octets(src), net::ip_from_octets(dst));
             assert_eq!((addrs, item.kind, item.ttl), ((*s, *d), kind, 7));
+            assert_eq!(
+                (item.offset(), item.ip_id()),
+                ((1 << 47) + i as u64, 0x1234)
+            );
             // Packet types 0, 3, 6 (read as 5: "other") and 9 (likewise) come back.
             assert_eq!(item.link_packet_type(), Some((i as u8 * 3).min(5)));
             if *proto == 6 {

@@ -1,6 +1,9 @@
 //! Stalls (`directions[i].stalls`, `analyzer::stalls`) on real captures: the lab's zero-window
 //! run (`sample-traces/zerowin_p10`: the server stops reading 0.3 s after the first message) at
-//! both vantages, its path MTU black hole (`pmtu_p20`: from 2 s on the wire drops frames above
+//! both vantages, the Linux kernel's (`lk_zerowin_rcvbuf`: the server, with a 32 KB SO_RCVBUF,
+//! stops reading for 2 s; one zero window from its buffer filling to its reading again, no
+//! frozen cumulative ack beside it and none of the few-ms closings after), its path MTU black
+//! hole (`pmtu_p20`: from 2 s on the wire drops frames above
 //! 1000 bytes, every 10th message is 1200 bytes) at the sender (the receiver never sees the
 //! dropped packets: it cannot tell them from a loss), and no stall at all on every other sample
 //! trace, lab run and public capture (`../shared`, when present), none of which stalls.
@@ -41,7 +44,7 @@ fn captures() -> Vec<PathBuf> {
 
 #[test]
 fn the_stall_runs_stall_and_nothing_else_does() {
-    let (mut zero, mut pmtu, mut others) = (0, 0, 0);
+    let (mut zero, mut lk_zero, mut pmtu, mut others) = (0, 0, 0, 0);
     for p in captures() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let opts = analyzer::analyze::Options::default();
@@ -78,6 +81,39 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             assert!(s
                 .filter
                 .starts_with(&format!("frame.number >= {}", s.frame)));
+        } else if name.starts_with("lk_zerowin_rcvbuf") {
+            lk_zero += 1;
+            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
+            let (a, d, s) = stalls[0];
+            assert_eq!(s.cause, "zero_window", "{name}");
+            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+            let truth: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(
+                    common::samples_dir().join("lk_zerowin_rcvbuf_truth.json"),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let side = if name.contains("_sender") {
+                "sender"
+            } else {
+                "receiver"
+            };
+            let stop = truth[format!("stop_read_rel_{side}_capture_s")]
+                .as_f64()
+                .unwrap();
+            let resume = truth[format!("resume_read_rel_{side}_capture_s")]
+                .as_f64()
+                .unwrap();
+            // The window closes once the unread buffer filled, while the reader is stopped,
+            // and opens within a round trip (20 ms) and a delayed SACK of its reading again.
+            assert!(s.t_s > stop && s.t_s < resume, "{name}: {s:?} {stop}");
+            let end = s.end_s.expect("the reader resumed");
+            assert!(
+                end >= resume && end < resume + 0.1,
+                "{name}: {s:?} {resume}"
+            );
+            assert!(!a.stalled, "{name}");
         } else if name.starts_with("pmtu_p20_sender") {
             pmtu += 1;
             assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
@@ -111,8 +147,12 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             assert!(r.associations.iter().all(|a| !a.stalled), "{name}");
         }
     }
-    println!("zero-window captures {zero}, black hole {pmtu}, others {others}");
+    println!("zero-window captures {zero} + {lk_zero} (Linux), black hole {pmtu}, others {others}");
     assert_eq!(zero, 2, "sender and receiver captures of zerowin_p10");
+    assert_eq!(
+        lk_zero, 2,
+        "sender and receiver captures of lk_zerowin_rcvbuf"
+    );
     assert_eq!(pmtu, 1, "the sender capture of pmtu_p20");
     assert!(others > 20, "the other sample traces");
 }

@@ -234,7 +234,7 @@ impl<'o> Pass<'o> {
 
     /// One SCTP packet (checksum already verified by `stage`).
     fn sctp_packet(&mut self, item: &Item, arena: &[u8]) {
-        let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset);
+        let (frame, ts_ns, offset) = (item.frame, item.ts_ns, item.offset());
         let (src, dst, bytes) = item.raw(arena);
         let missing = item.missing as usize;
         let pkt = match SctpPacket::new_checked(bytes) {
@@ -281,7 +281,14 @@ impl<'o> Pass<'o> {
         let ctx = ctx;
         self.release_held(ts_ns);
         // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").
-        let key = DupKey::new(bytes, item.missing, checksum_ok, &ctx.src, &ctx.dst);
+        let key = DupKey::new(
+            bytes,
+            item.missing,
+            checksum_ok,
+            &ctx.src,
+            &ctx.dst,
+            item.ip_id(),
+        );
         let link = item.link_packet_type();
         let tracker = &self.tracker;
         if let Some(first) = self

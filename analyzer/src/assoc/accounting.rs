@@ -23,12 +23,17 @@ pub const DUP_QUIET_NS: i64 = 10_000_000;
 const DUP_RING: usize = 8;
 
 /// What a packet is compared on: its SCTP bytes through their CRC32c (the checksum field when
-/// it is valid, else the CRC computed here), its length, and its addresses. TTL / hop limit and
-/// the link header are not part of it.
+/// it is valid, else the CRC computed here), its length, its addresses and its IPv4
+/// Identification. TTL / hop limit and the link header are not part of it. Every copy of one
+/// datagram has its Identification (RFC 791 3.1: a router forwards it unchanged), while a stack
+/// that numbers its packets gives byte-identical ones new numbers: Linux sends bursts of equal
+/// SACKs microseconds apart (a zero window, a backlog processed at once), each a packet of its
+/// own. IPv6 has no Identification: there the bytes alone decide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DupKey {
     pub content: u64,
     pub len: u32,
+    pub ip_id: u16,
     pub addrs: u64,
 }
 
@@ -42,6 +47,7 @@ impl DupKey {
         checksum_ok: Option<bool>,
         src: &IpAddr,
         dst: &IpAddr,
+        ip_id: u16,
     ) -> Self {
         let field = crate::sctp::crc32c::stored(bytes).unwrap_or(0);
         // A valid checksum is a CRC32c of the whole packet already; otherwise (bad CRC,
@@ -54,6 +60,7 @@ impl DupKey {
         DupKey {
             content,
             len: bytes.len() as u32 + missing,
+            ip_id,
             addrs: addr_hash(src) ^ addr_hash(dst).rotate_left(17),
         }
     }
@@ -512,9 +519,9 @@ mod tests {
     #[test]
     fn a_copy_soon_after_is_a_duplicate_and_a_late_one_needs_a_quiet_peer() {
         let bytes = [0u8; 16];
-        let key = DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2));
-        assert_eq!(key, DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2)));
-        assert_ne!(key, DupKey::new(&bytes, 0, Some(false), &v4(2), &v4(1)));
+        let key = DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2), 7);
+        assert_eq!(key, DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2), 7));
+        assert_ne!(key, DupKey::new(&bytes, 0, Some(false), &v4(2), &v4(1), 7));
         let mut f = DupFilter::default();
         let first = FirstCopy {
             assoc: Some((3, 0)),
@@ -531,8 +538,12 @@ mod tests {
         assert_eq!(f.find(&key, 20_000_000, |_, _| Some(5)), None);
         assert_eq!(f.find(&key, 0, |_, _| Some(5)), None);
         // Other bytes: no match.
-        let other = DupKey::new(&[1u8; 16], 0, Some(false), &v4(1), &v4(2));
+        let other = DupKey::new(&[1u8; 16], 0, Some(false), &v4(1), &v4(2), 7);
         assert_eq!(f.find(&other, 2_000, |_, _| Some(5)), None);
+        // The same bytes with another IPv4 Identification: a packet of its own (Linux's bursts
+        // of equal SACKs, lab run lk_zerowin_rcvbuf).
+        let renumbered = DupKey::new(&bytes, 0, Some(false), &v4(1), &v4(2), 8);
+        assert_eq!(f.find(&renumbered, 2_000, |_, _| Some(5)), None);
         f.note_link(Some(4), Some(0));
         f.note_link(Some(4), Some(0));
         assert_eq!(

@@ -47,6 +47,9 @@ pub struct IpPacket<'a> {
     pub proto: u8,
     /// IPv4 TTL or IPv6 hop limit.
     pub ttl: u8,
+    /// IPv4 Identification (RFC 791 3.1, the same in every copy of one datagram); 0 for IPv6,
+    /// which has none outside a Fragment header.
+    pub ip_id: u16,
     /// The transport payload, cut to what was captured. Owned only when it was reassembled.
     pub payload: Cow<'a, [u8]>,
     /// Bytes of the transport payload that the IP header announced but the capture cut off.
@@ -297,6 +300,7 @@ fn owned(p: IpPacket<'_>) -> IpPacket<'static> {
         dst: p.dst,
         proto: p.proto,
         ttl: p.ttl,
+        ip_id: p.ip_id,
         payload: Cow::Owned(p.payload.into_owned()),
         missing: p.missing,
         reassembled: p.reassembled,

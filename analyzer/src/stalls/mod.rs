@@ -9,8 +9,9 @@
 //!   path MTU discovery), whatever passed before;
 //! - `frozen_cum_ack`: SACKs keep arriving (three or more) but the cumulative TSN ack does not
 //!   advance for longer than max(1 s, 3 RTO) while DATA is outstanding, and they report nothing
-//!   received beyond it (no gap blocks: not loss recovery waiting for a retransmission) — a
-//!   receiver that stopped taking data, a peer stack fault.
+//!   received beyond it (no gap blocks: not loss recovery waiting for a retransmission) and
+//!   their window is open (a closed one is a `zero_window`: the freeze is timed from its last
+//!   closed SACK) — a receiver that stopped taking data, a peer stack fault.
 //!
 //! Fed the DATA / I-DATA and SACK / NR-SACK chunks of one association by the tracker
 //! (`Stalls::wants`); knows nothing of the other analyses. The RTO part of the `frozen_cum_ack`
@@ -32,9 +33,10 @@ pub const MIN_FROZEN_NS: i64 = 1_000_000_000;
 const FROZEN_SACKS: u32 = 3;
 /// Sends of one large DATA packet that make a `pmtu_black_hole`.
 const BLACK_HOLE_SENDS: u32 = 3;
-/// A closed zero-window episode is kept when it took at least this long or this many SACKs.
+/// A closed zero-window episode is kept when it took at least this long: a window that closes
+/// for a few ms while the reader drains it (Linux flaps so after a stall) is flow control at
+/// work, however many SACKs told it.
 const MIN_ZERO_NS: i64 = 100_000_000;
-const MIN_ZERO_SACKS: u32 = 2;
 /// Episodes kept per association (bounded state: later ones are not kept).
 pub const MAX_EPISODES: usize = 32;
 
@@ -296,6 +298,8 @@ impl Stalls {
     ) {
         let d = &mut self.dirs[s];
         let advanced = d.cum.is_none_or(|c| serial::gt(cum, c));
+        // RFC 9260 6.1 A: a window below the smallest DATA chunk this sender sends takes none.
+        let closed = a_rwnd < d.min_payload.unwrap_or(1).max(1);
         if let (Some(b), Some(h)) = (&mut d.big, highest_gap) {
             if serial::gt(h, b.tsn) && !b.passed {
                 b.passed = true;
@@ -316,16 +320,21 @@ impl Stalls {
             d.sacks_since = 0;
             d.advanced = Some((ctx.ts_ns, ctx.frame));
             self.close(s, Cause::FrozenCumAck, ctx);
+        } else if closed {
+            // The closed window is why the cumulative ack stands (a `zero_window`): a freeze
+            // is timed from its last closed SACK, once the window opened again.
+            d.sacks_since = 0;
+            d.advanced = Some((ctx.ts_ns, ctx.frame));
+            if d.open[slot(Cause::FrozenCumAck)].is_some() {
+                self.close(s, Cause::FrozenCumAck, ctx);
+            }
         } else {
             d.sacks_since += 1;
             if d.sacks_since >= FROZEN_SACKS {
                 self.frozen(ctx, s, cum);
             }
         }
-        // RFC 9260 6.1 A: a window below the smallest DATA chunk this sender sends takes none.
-        let d = &self.dirs[s];
-        let closed = a_rwnd < d.min_payload.unwrap_or(1).max(1);
-        if closed || d.closed_since.is_some() {
+        if closed || self.dirs[s].closed_since.is_some() {
             self.window(ctx, s, a_rwnd, closed);
         }
     }
@@ -390,9 +399,9 @@ impl Stalls {
         }
         let i = self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open");
         let e = &self.episodes[i];
-        let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS && e.sacks < MIN_ZERO_SACKS;
+        let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS;
         if short && i + 1 == self.episodes.len() {
-            // A window that closed for one SACK and reopened at once is not a stall.
+            // A window that reopened within MIN_ZERO_NS is not a stall.
             self.episodes.pop();
             self.dirs[s].open[slot(Cause::ZeroWindow)] = None;
         } else {

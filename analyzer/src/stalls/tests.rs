@@ -275,3 +275,49 @@ fn at_the_receiver_a_probe_into_the_closed_window_shows_the_sender_has_data() {
     );
     assert!(s[0].evidence.contains("1 DATA packet"), "{}", s[0].evidence);
 }
+
+/// Linux after a stalled reader resumes (lab run `lk_zerowin_rcvbuf`): the window closes and
+/// reopens within a few ms while the reader drains the buffer, several SACKs each time. Flow
+/// control at work, not a stall.
+#[test]
+fn a_window_closed_for_a_few_ms_over_several_sacks_is_none() {
+    let mut r = Run::new();
+    for t in 1..=10 {
+        r.data(f64::from(t), t, 128);
+    }
+    r.sack(40.0, 2, 0);
+    r.sack(41.0, 3, 0);
+    r.sack(42.0, 4, 0);
+    r.sack(45.0, 6, 8000);
+    r.sack(60.0, 10, 8000);
+    assert!(r.report(Some(100.0), 100.0).is_empty());
+}
+
+/// A cumulative ack that stands while the window is closed is the zero window's doing: the
+/// freeze is timed from the window's last closed SACK, not from the ack's last move (lab run
+/// `lk_zerowin_rcvbuf`: 2 s closed, then SACKs with the window open for 20 ms before the
+/// cumulative ack moved, which read as a 2.03 s `frozen_cum_ack` beside the `zero_window`).
+#[test]
+fn a_closed_window_is_a_zero_window_and_not_also_a_freeze() {
+    let mut r = Run::new();
+    for t in 1..=10 {
+        r.data(f64::from(t), t, 128);
+    }
+    r.sack(50.0, 5, 0);
+    for k in 1..=6 {
+        r.data(50.0 + 300.0 * f64::from(k), 6, 128); // window probes
+        r.sack(51.0 + 300.0 * f64::from(k), 5, 0);
+    }
+    // The window opens; three SACKs that do not move the cumulative ack, then it moves.
+    r.sack(2060.0, 5, 60_000);
+    r.sack(2065.0, 5, 60_000);
+    r.sack(2070.0, 5, 60_000);
+    r.sack(2080.0, 10, 60_000);
+    let s = r.report(Some(100.0), 2100.0);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s[0].cause, "zero_window");
+    assert!(
+        (s[0].t_s - 0.05).abs() < 1e-9 && s[0].end_s == Some(2.06),
+        "{s:?}"
+    );
+}
