@@ -47,6 +47,9 @@ sample=sample-traces/cut_p20_sack40_sender.pcap
 
 # start DATA_DIR: starts the server on a free loopback port; sets $server and $base.
 start() {
+  # Emptied here, not by the redirection below: that one runs in the forked child, and a loop
+  # that reads the file before the child truncates it would take the last server's address.
+  : >"$work/server.out"
   "$bin" --listen 127.0.0.1:0 --data-dir "$1" --samples "$work/none" --workers 2 \
     >"$work/server.out" 2>>"$work/server.log" &
   server=$!
