@@ -252,10 +252,11 @@ impl Streams {
         let data = if total == 0 {
             "no DATA message captured".to_string()
         } else if tally.iter().all(|e| e.0 == 0) {
-            format!(
-                "all {} carry PPID 0 (not specified)",
-                plural(total, "message", "messages")
-            )
+            if total == 1 {
+                "the one message carries PPID 0 (not specified)".to_string()
+            } else {
+                format!("all {total} messages carry PPID 0 (not specified)")
+            }
         } else {
             let mut s = "no registered PPID: ".to_string();
             let parts: Vec<String> = tally.iter().take(3).map(|&(p, n)| describe(p, n)).collect();

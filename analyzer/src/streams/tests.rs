@@ -403,7 +403,20 @@ fn upper_layer_from_ppids_then_ports() {
     t.data(0, BE, 1, 0, 0, 0, 4);
     let u = t.st.upper_layer([PORT0, 3868]);
     assert_eq!((u.name.as_deref(), u.ppid), (Some("Diameter"), None));
-    assert!(u.evidence.contains("PPID 0"), "{}", u.evidence);
+    assert!(
+        u.evidence
+            .starts_with("the one message carries PPID 0 (not specified)"),
+        "{}",
+        u.evidence
+    );
+    t.data(0, BE, 2, 0, 1, 0, 4);
+    let u = t.st.upper_layer([PORT0, 3868]);
+    assert!(
+        u.evidence
+            .starts_with("all 2 messages carry PPID 0 (not specified)"),
+        "{}",
+        u.evidence
+    );
     // No DATA, a well-known port.
     let u = Streams::default().upper_layer([2905, 2905]);
     assert_eq!(u.name.as_deref(), Some("M3UA"));
