@@ -42,6 +42,12 @@ fn captures() -> Vec<PathBuf> {
     out
 }
 
+/// The truth file beside a sample run.
+fn truth(run: &str) -> serde_json::Value {
+    let p = common::samples_dir().join(format!("{run}_truth.json"));
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
 #[test]
 fn the_stall_runs_stall_and_nothing_else_does() {
     let (mut zero, mut lk_zero, mut pmtu, mut others) = (0, 0, 0, 0);
@@ -87,13 +93,7 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             let (a, d, s) = stalls[0];
             assert_eq!(s.cause, "zero_window", "{name}");
             assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
-            let truth: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(
-                    common::samples_dir().join("lk_zerowin_rcvbuf_truth.json"),
-                )
-                .unwrap(),
-            )
-            .unwrap();
+            let truth = truth("lk_zerowin_rcvbuf");
             let side = if name.contains("_sender") {
                 "sender"
             } else {
@@ -120,11 +120,7 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             let (a, d, s) = stalls[0];
             assert_eq!(s.cause, "pmtu_black_hole", "{name}");
             assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
-            let truth: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string(common::samples_dir().join("pmtu_p20_truth.json"))
-                    .unwrap(),
-            )
-            .unwrap();
+            let truth = truth("pmtu_p20");
             let drop_from = truth["fail_rel_sender_capture_s"].as_f64().unwrap();
             // The first resend of the dropped packet comes one RTO (~100-200 ms) after.
             assert!(
