@@ -12,6 +12,10 @@ use crate::common;
 
 use std::path::PathBuf;
 
+use analyzer::report::AssocReport;
+use analyzer::report_infer::DirectionReport;
+use analyzer::stalls::StallReport;
+
 fn captures() -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dirs = vec![common::samples_dir()];
@@ -48,6 +52,17 @@ fn truth(run: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+type Found<'a> = (&'a AssocReport, &'a DirectionReport, &'a StallReport);
+
+/// The one stall of a stall run: of `cause`, on the DATA of the client (port 5002 in both labs).
+fn the_one_stall<'a>(name: &str, stalls: &[Found<'a>], cause: &str) -> Found<'a> {
+    assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
+    let (a, d, s) = stalls[0];
+    assert_eq!(s.cause, cause, "{name}");
+    assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+    stalls[0]
+}
+
 #[test]
 fn the_stall_runs_stall_and_nothing_else_does() {
     let (mut zero, mut lk_zero, mut pmtu, mut others) = (0, 0, 0, 0);
@@ -69,11 +84,8 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             .collect();
         if name.starts_with("zerowin_p10") {
             zero += 1;
-            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
-            let (a, d, s) = stalls[0];
-            assert_eq!(s.cause, "zero_window", "{name}");
+            let (a, d, s) = the_one_stall(&name, &stalls, "zero_window");
             // The client (port 5002 in the lab) sends the DATA; the server stopped reading.
-            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
             // Its window closes once the buffer filled, after the 0.3 s of reading; the
             // association ends with the client giving up while still stalled.
             let first_data = d.streams.iter().map(|x| x.first_s).fold(f64::MAX, f64::min);
@@ -89,10 +101,7 @@ fn the_stall_runs_stall_and_nothing_else_does() {
                 .starts_with(&format!("frame.number >= {}", s.frame)));
         } else if name.starts_with("lk_zerowin_rcvbuf") {
             lk_zero += 1;
-            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
-            let (a, d, s) = stalls[0];
-            assert_eq!(s.cause, "zero_window", "{name}");
-            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+            let (a, _, s) = the_one_stall(&name, &stalls, "zero_window");
             let truth = truth("lk_zerowin_rcvbuf");
             let side = if name.contains("_sender") {
                 "sender"
@@ -116,10 +125,7 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             assert!(!a.stalled, "{name}");
         } else if name.starts_with("pmtu_p20_sender") {
             pmtu += 1;
-            assert_eq!(stalls.len(), 1, "{name}: {stalls:?}");
-            let (a, d, s) = stalls[0];
-            assert_eq!(s.cause, "pmtu_black_hole", "{name}");
-            assert_eq!(a.endpoints[usize::from(d.sender)].port, 5002, "{name}");
+            let (a, _, s) = the_one_stall(&name, &stalls, "pmtu_black_hole");
             let truth = truth("pmtu_p20");
             let drop_from = truth["fail_rel_sender_capture_s"].as_f64().unwrap();
             // The first resend of the dropped packet comes one RTO (~100-200 ms) after.

@@ -325,9 +325,7 @@ impl Stalls {
             // is timed from its last closed SACK, once the window opened again.
             d.sacks_since = 0;
             d.advanced = Some((ctx.ts_ns, ctx.frame));
-            if d.open[slot(Cause::FrozenCumAck)].is_some() {
-                self.close(s, Cause::FrozenCumAck, ctx);
-            }
+            self.close(s, Cause::FrozenCumAck, ctx);
         } else {
             d.sacks_since += 1;
             if d.sacks_since >= FROZEN_SACKS {
@@ -356,10 +354,10 @@ impl Stalls {
             e.sacks += 1;
             return;
         }
+        // Every SACK counted here had an open window (a closed one restarts the count), so no
+        // zero window is open.
         let d = &self.dirs[s];
         let frozen = d.outstanding()
-            && d.open[slot(Cause::ZeroWindow)].is_none()
-            && d.closed_since.is_none()
             && d.advanced
                 .is_some_and(|(t, _)| ctx.ts_ns - t >= MIN_FROZEN_NS);
         if frozen {
