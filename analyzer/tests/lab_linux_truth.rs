@@ -41,16 +41,6 @@ const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
     ),
     (
         "lk_zerowin_rcvbuf",
-        "spurious flagged",
-        "a wrong answer, not fixed: after its reader resumed, the Linux receiver with a locked \
-         32 KB SO_RCVBUF announced an open window yet dropped DATA that arrived (gap blocks with \
-         holes that the receiver capture shows delivered), the sender's T3-rtx timers expired on \
-         both destinations (PF, pf_retrans 0) and new DATA moved to path 2 for 250 ms; the path \
-         never failed, but the failover is read as path_failure because the SACKs on path 1 \
-         stopped when the sender stopped sending there",
-    ),
-    (
-        "lk_zerowin_rcvbuf",
         "timeouts = kernel T3 expiries",
         "the kernel's third expiry (10.201.2.2, PF event 3.211 s into the capture, both \
          destinations potentially failed) retransmitted 15 ms later, after gap reports of the \

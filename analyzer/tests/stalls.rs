@@ -6,7 +6,10 @@
 //! hole (`pmtu_p20`: from 2 s on the wire drops frames above
 //! 1000 bytes, every 10th message is 1200 bytes) at the sender (the receiver never sees the
 //! dropped packets: it cannot tell them from a loss), and no stall at all on every other sample
-//! trace, lab run and public capture (`../shared`, when present), none of which stalls.
+//! trace, lab run and public capture (`../shared`, when present), none of which stalls. And what
+//! the Linux run shows after its stall: the receiver discarded DATA that reached it, the sender's
+//! timer expired and new DATA moved to path 2, a failover read as spurious with the cause
+//! `receiver_discard` at both vantages.
 
 use crate::common;
 
@@ -157,4 +160,45 @@ fn the_stall_runs_stall_and_nothing_else_does() {
     );
     assert_eq!(pmtu, 1, "the sender capture of pmtu_p20");
     assert!(others > 20, "the other sample traces");
+}
+
+#[test]
+fn the_linux_receivers_discards_read_as_a_spurious_failover_at_both_vantages() {
+    let truth = truth("lk_zerowin_rcvbuf");
+    for side in ["sender", "receiver"] {
+        let p = common::samples_dir().join(format!("lk_zerowin_rcvbuf_{side}.pcap"));
+        let opts = analyzer::analyze::Options::default();
+        let c = analyzer::analyze::analyze_file(&p, &opts, &mut |_| {}).unwrap();
+        let r = analyzer::report::CaptureReport::from_analysis(&c);
+        let failovers: Vec<_> = r
+            .associations
+            .iter()
+            .flat_map(|a| a.directions.iter().flat_map(|d| d.failovers.iter()))
+            .collect();
+        // The path never failed (no cut in this run): the one failover followed the receiver's
+        // drops once its reader resumed (chunks of partly acknowledged packets resent).
+        assert_eq!(failovers.len(), 1, "{side}: {failovers:?}");
+        let f = failovers[0];
+        assert!(f.spurious, "{side}: {f:?}");
+        assert_eq!(
+            f.cause.as_deref(),
+            Some("receiver_discard"),
+            "{side}: {f:?}"
+        );
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.contains("which discarded them") && e.contains("frame")),
+            "{side}: {:?}",
+            f.evidence
+        );
+        let resume = truth[format!("resume_read_rel_{side}_capture_s")]
+            .as_f64()
+            .unwrap();
+        assert!(
+            f.t_s > resume && f.t_s < resume + 0.5,
+            "{side}: {} {resume}",
+            f.t_s
+        );
+    }
 }

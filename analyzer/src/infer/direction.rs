@@ -258,6 +258,7 @@ impl DirInfer {
                     timeout: None,
                     spurious: Some("already acknowledged"),
                     acked_ns: None,
+                    peer_discarded: false,
                 });
                 self.rtx_timeout += 1;
                 self.dsts[path as usize].retransmissions += 1;
@@ -497,7 +498,10 @@ impl DirInfer {
                     });
                 }
                 let od = &mut this.dsts[e.first_path as usize];
-                od.last_good_ns = od.last_good_ns.max(e.first_ns);
+                if e.first_ns >= od.last_good_ns {
+                    od.last_good_ns = e.first_ns;
+                    od.last_good_pkt = e.pkt;
+                }
                 if od.lost_since.is_some_and(|l| e.first_ns > l.0) {
                     od.lost_since = None;
                     od.episode_timeouts.clear();

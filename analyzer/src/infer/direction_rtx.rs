@@ -35,6 +35,14 @@ impl DirInfer {
             (RtxKind::Timeout, None) => Some(self.timeout_event(ctx, tsn, &e, timer_path, path)),
             _ => None,
         };
+        // Another chunk of the original's packet was acknowledged in its first transmission (the
+        // latest such packet of that destination): the packet reached the peer.
+        let od = &self.dsts[e.first_path as usize];
+        let peer_discarded = e.tx == 1
+            && e.seen
+            && !e.gap_acked
+            && e.pkt == od.last_good_pkt
+            && e.first_ns == od.last_good_ns;
         let row = self.push_rtx(Retransmission {
             tsn,
             t_ns: ctx.ts_ns,
@@ -47,11 +55,15 @@ impl DirInfer {
             timeout,
             spurious: None,
             acked_ns: None,
+            peer_discarded,
         });
-        // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting).
+        // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting), sent
+        // after the last one acknowledged or discarded by the peer from that very packet.
         if e.tx == 1 {
             let od = &mut self.dsts[e.first_path as usize];
-            if e.first_ns > od.last_good_ns && od.lost_since.is_none_or(|l| e.first_ns < l.0) {
+            if (e.first_ns > od.last_good_ns || peer_discarded)
+                && od.lost_since.is_none_or(|l| e.first_ns < l.0)
+            {
                 if od.lost_since.is_none() {
                     od.episode_timeouts.clear();
                     od.episode_rtx.clear();

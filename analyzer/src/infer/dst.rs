@@ -30,6 +30,8 @@ pub struct DstState {
     pub(super) last_timeout: Option<u32>,
     /// First-transmission time of the latest TSN acknowledged in its original transmission.
     pub(super) last_good_ns: i64,
+    /// Packet (per-direction sequence number) of that TSN (`u64::MAX`: none yet).
+    pub(super) last_good_pkt: u64,
     /// Earliest original transmission never acknowledged since `last_good_ns`.
     pub(super) lost_since: Option<(i64, u64)>,
     /// Timeouts since `lost_since` was set.
@@ -84,6 +86,7 @@ impl DstState {
             consecutive_timeouts: 0,
             last_timeout: None,
             last_good_ns: i64::MIN,
+            last_good_pkt: u64::MAX,
             lost_since: None,
             episode_timeouts: Vec::new(),
             episode_rtx: Vec::new(),

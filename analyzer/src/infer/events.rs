@@ -124,6 +124,10 @@ pub struct Retransmission {
     pub spurious: Option<&'static str>,
     /// When a SACK first covered the TSN after this retransmission.
     pub acked_ns: Option<i64>,
+    /// The original reached the peer, which discarded it: another chunk of the same packet was
+    /// acknowledged before this retransmission (a packet is delivered whole or not at all, RFC
+    /// 9260 6.10: the chunks share one IP datagram and one checksum).
+    pub peer_discarded: bool,
 }
 
 #[derive(Debug, Clone)]

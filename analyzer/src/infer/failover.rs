@@ -83,6 +83,19 @@ pub(super) fn diagnose_failovers(
                 ));
             }
         }
+        // 1b. Did originals reach the peer, which discarded them? A packet crosses a path whole
+        // (RFC 9260 6.10: its chunks share one IP datagram and one checksum), so a chunk whose
+        // packet-mates were acknowledged got there: the old path was working.
+        let discarded: Vec<_> = episode.iter().filter(|r| r.peer_discarded).collect();
+        if let Some(r) = discarded.first() {
+            evidence.push(format!(
+                "{} retransmitted chunk(s) first sent to {} had reached the peer, which discarded them (TSN {}: other chunks of its packet, frame {}, were acknowledged; a path loses a packet whole)",
+                discarded.len(),
+                dir.dsts[from as usize].addr,
+                r.tsn,
+                r.orig_frame
+            ));
+        }
         // 2. Heartbeats on the old path were answered during the outage.
         let hb_ok = dir
             .rtt_rows
@@ -103,7 +116,18 @@ pub(super) fn diagnose_failovers(
             _ => None,
         };
         let spurious = !evidence.is_empty();
-        let (cause, recommendation) = if spurious {
+        let (cause, recommendation) = if !discarded.is_empty() {
+            // The peer dropped what reached it: its receive buffer, not the path, nor a timer
+            // that expired too soon (the originals were never acknowledged).
+            (
+                Some("receiver_discard"),
+                Some(format!(
+                    "the peer discarded DATA that reached it (a full receive buffer; Linux counts each chunk's whole buffer against SO_RCVBUF, so small messages fill it long before the window): have the receiving application read faster or give its socket a larger SO_RCVBUF; each drop costs a T3-rtx expiry, and a sender that fails over at the first one ({}) leaves a working path: raise Path.Max.Retrans ({}) or pf_retrans",
+                    super::settings::pf(linux.0),
+                    super::settings::path_max_retrans(linux.0)
+                )),
+            )
+        } else if spurious {
             let rto = f
                 .timeouts
                 .first()
@@ -413,5 +437,90 @@ mod tests {
         assert_eq!(diagnose(&mut dir.clone()), (None, None));
         dir.timeouts = vec![expiry(3.1815, 128.0, 0, TimerStart::Sack)];
         assert_eq!(diagnose(&mut dir), (Some(3_053_533_000), Some(5748)));
+    }
+
+    /// A Linux-like sender (PF, pf_retrans 0): DATA 2 and 3 leave in one packet to path 0, the
+    /// peer acknowledges 3 only, the T3-rtx expiry resends 2 to path 1 and new DATA follows it
+    /// there. The packet reached the peer (a path loses a packet whole): the peer discarded 2.
+    #[test]
+    fn a_failover_after_the_peer_discarded_part_of_a_packet_is_spurious_receiver_discard() {
+        use crate::packet::PacketCtx;
+        use crate::sctp::{DataChunk, SackChunk};
+        let (a, b1, b2) = (("10.0.0.1", 1), ("10.0.0.2", 2), ("10.0.0.3", 2));
+        let data = |tsn: u32| DataChunk {
+            idata: false,
+            tsn,
+            stream_id: 0,
+            ssn_or_mid: tsn,
+            ppid_or_fsn: 0,
+            payload_len: 100,
+            flag_i: false,
+            flag_u: false,
+            flag_b: true,
+            flag_e: true,
+        };
+        let sack = |cum: u32, gaps: &'static [u8]| SackChunk {
+            nr: false,
+            cum_tsn_ack: cum,
+            a_rwnd: 65536,
+            n_gap_blocks: (gaps.len() / 4) as u16,
+            n_nr_gap_blocks: 0,
+            n_dup_tsns: 0,
+            gap_bytes: gaps,
+            nr_gap_bytes: &[],
+            dup_bytes: &[],
+        };
+        let run = |discarded: bool| {
+            let mut d = DirInfer::default();
+            let send = |d: &mut DirInfer, frame: u64, ms: f64, to, tsns: &[u32]| {
+                d.packet_start();
+                for &t in tsns {
+                    d.data(&PacketCtx::test(frame, ms, a, to), &data(t), None);
+                }
+            };
+            let ack = |d: &mut DirInfer, frame: u64, ms: f64, from, s: &SackChunk<'_>| {
+                d.packet_start();
+                d.sack(&PacketCtx::test(frame, ms, from, a), s, None, false);
+            };
+            send(&mut d, 1, 0.0, b1, &[1]);
+            ack(&mut d, 2, 20.0, b1, &sack(1, &[]));
+            if discarded {
+                send(&mut d, 3, 100.0, b1, &[2, 3]);
+            } else {
+                send(&mut d, 3, 100.0, b1, &[2]);
+                send(&mut d, 4, 100.5, b1, &[3]);
+            }
+            // TSN 3 acknowledged by a gap block (offset 2 from the cumulative ack 1), 2 not.
+            ack(&mut d, 5, 120.0, b1, &sack(1, &[0, 2, 0, 2]));
+            send(&mut d, 6, 400.0, b2, &[2]);
+            ack(&mut d, 7, 420.0, b2, &sack(3, &[]));
+            send(&mut d, 8, 430.0, b2, &[4]);
+            assert_eq!(d.retransmissions.len(), 1);
+            assert_eq!(d.retransmissions[0].peer_discarded, discarded);
+            assert_eq!(d.failovers.len(), 1);
+            diagnose_failovers(
+                &mut d,
+                Vantage::Sender,
+                Some(20.0),
+                None,
+                None,
+                None,
+                None,
+                true,
+            );
+            d.failovers.remove(0)
+        };
+        let f = run(true);
+        assert!(f.spurious, "{f:?}");
+        assert_eq!(f.cause, Some("receiver_discard"));
+        assert!(
+            f.evidence[0].contains("TSN 2: other chunks of its packet, frame 3, were acknowledged"),
+            "{:?}",
+            f.evidence
+        );
+        // In a packet of its own, TSN 2 may have been lost on the path: no such claim.
+        let f = run(false);
+        assert_ne!(f.cause, Some("receiver_discard"), "{f:?}");
+        assert!(f.evidence.iter().all(|e| !e.contains("discarded")), "{f:?}");
     }
 }

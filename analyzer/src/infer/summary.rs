@@ -374,8 +374,10 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
 
     let dir = &mut inf.dirs[s];
     if vantage == Vantage::Receiver {
-        // At the receiver a retransmission is only visible when the original arrived too.
-        for r in &mut dir.retransmissions {
+        // At the receiver a retransmission is only visible when the original arrived too; one
+        // whose original the receiver discarded (another chunk of its packet acknowledged, this
+        // one not) was needed all the same.
+        for r in dir.retransmissions.iter_mut().filter(|r| !r.peer_discarded) {
             r.spurious
                 .get_or_insert("original seen arriving at the receiver");
         }

@@ -318,6 +318,7 @@ mod tests {
             timeout,
             spurious,
             acked_ns: None,
+            peer_discarded: false,
         };
         let mut dir = DirInfer::default();
         dir.retransmissions = vec![
