@@ -18,6 +18,11 @@ pub struct RtxCounts {
     pub fast: u64,
     pub timeout: u64,
     pub spurious: u64,
+    /// Resent chunks whose original reached the peer, which discarded it (another chunk of its
+    /// packet was acknowledged): needed retransmissions caused by the receiver, not the path.
+    /// SCTP only (a TCP segment is one unit): absent for TCP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_discarded: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -188,6 +193,11 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
             .iter()
             .filter(|r| r.spurious.is_some())
             .count() as u64;
+        let peer_discarded = dir
+            .retransmissions
+            .iter()
+            .filter(|r| r.peer_discarded)
+            .count() as u64;
         out.push(DirectionReport {
             sender: s as u8,
             vantage: sum.vantage.as_str().to_string(),
@@ -199,6 +209,7 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
                 fast: dir.rtx_fast,
                 timeout: dir.rtx_timeout,
                 spurious,
+                peer_discarded: Some(peer_discarded),
             },
             base_rtt_ms: sum.base_rtt_ms,
             sack_delay_ms: sum.sack_delay,

@@ -164,7 +164,7 @@ fn render_directions(s: &mut String, a: &AssocReport) {
     for d in &a.directions {
         let _ = writeln!(
             s,
-            "    direction {} -> {} (capture at: {}): {} DATA chunks, rtx {} (fast {}, timeout {}, spurious {})",
+            "    direction {} -> {} (capture at: {}): {} DATA chunks, rtx {} (fast {}, timeout {}, spurious {}{})",
             d.sender,
             1 - d.sender,
             d.vantage,
@@ -172,7 +172,11 @@ fn render_directions(s: &mut String, a: &AssocReport) {
             d.retransmissions.total,
             d.retransmissions.fast,
             d.retransmissions.timeout,
-            d.retransmissions.spurious
+            d.retransmissions.spurious,
+            match d.retransmissions.peer_discarded {
+                Some(n) if n > 0 => format!(", discarded by the peer {n}"),
+                _ => String::new(),
+            }
         );
         let sd = d.sack_delay_ms.map_or("-".to_string(), |x| {
             format!("{:.1} ms (n={}, {:.1}-{:.1})", x.median, x.n, x.min, x.max)

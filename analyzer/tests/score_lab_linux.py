@@ -43,7 +43,9 @@ Checks, for the DATA direction (client -> server; the server sends no DATA) of e
   heartbeat interval      each client path's hb_interval_ms null or within 10% of the kernel's
                           hbinterval (RFC 9260 8.3)
   pf_retrans              null or = the kernel's pf_retrans when PF is on (no claim when PF is off)
-  failover_policy         null or "pf" / "rfc" as pf_enable says
+  failover_policy         null or "pf" / "rfc" as pf_enable says, "rfc" when PF cannot be
+                          reached (pathmaxrxt <= pf_retrans + 1: Linux marks a path PF only
+                          while pf_retrans < its error count < pathmaxrxt)
   SACK delay              receiver capture's sack_delay_ms median within 10 ms of the server's
                           sackdelay where its delayed-SACK timer fired at least 3 times
   stack                   each endpoint's `stack` "linux" when the JSON has the field
@@ -162,7 +164,14 @@ def score_run(cli, pre, checks):
     sopt = server.get("sockopt_assoc") or {}
     csys = truth.get("sysctl_client") or {}
     hz = (truth.get("kernel") or {}).get("CONFIG_HZ") or 100
-    pf_on = int(csys.get("pf_enable", 1)) == 1
+    # PF is on when enabled and reachable: Linux marks a path potentially failed only while
+    # pf_retrans < its error count < pathmaxrxt (sm_sideeffect.c sctp_do_8_2_transport_strike),
+    # so with pathmaxrxt <= pf_retrans + 1 (e.g. PMR 1, pf_retrans 0) the RFC 9260 8.2 rule moves
+    # the data.
+    pf_on = int(csys.get("pf_enable", 1)) == 1 and (
+        copt.get("pathmaxrxt") is None
+        or int(csys.get("pf_retrans", 0)) + 1 < int(copt["pathmaxrxt"])
+    )
     interval = (truth.get("configured") or {}).get("interval_ms") or 0
     try:
         snd = run_cli(cli, pre + "_sender.pcap")

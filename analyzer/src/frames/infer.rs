@@ -123,6 +123,7 @@ pub fn retransmissions(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         "kind" => rows.iter().map(|r| r.3.kind.as_str()).collect::<Vec<_>>(),
         "spurious" => rows.iter().map(|r| r.3.spurious.is_some()).collect::<Vec<_>>(),
         "spurious_evidence" => rows.iter().map(|r| r.3.spurious).collect::<Vec<_>>(),
+        "peer_discarded" => rows.iter().map(|r| r.3.peer_discarded).collect::<Vec<_>>(),
         "frame" => rows.iter().map(|r| r.3.frame).collect::<Vec<_>>(),
         "orig_frame" => rows.iter().map(|r| r.3.orig_frame).collect::<Vec<_>>(),
         "filter" => rows.iter().map(|r| format!("sctp.data_tsn_raw == {}", r.3.tsn)).collect::<Vec<_>>(),

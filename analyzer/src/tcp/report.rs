@@ -186,6 +186,7 @@ fn dir_report(c: TimeBase, f: &TcpFlow, s: usize, d: &TcpDir, sum: &DirSummary) 
             fast: sum.rtx_fast,
             timeout: sum.rtx_timeout,
             spurious: sum.rtx_spurious,
+            peer_discarded: None,
         },
         timeouts: d
             .timeouts
