@@ -314,7 +314,13 @@ fn score_run(c: &mut Checks, pre: &Path) {
     let sopt = &server["sockopt_assoc"];
     let csys = &truth["sysctl_client"];
     let hz = truth["kernel"]["CONFIG_HZ"].as_f64().unwrap_or(100.0);
-    let pf_on = csys["pf_enable"].as_i64().unwrap_or(1) == 1;
+    // PF as Linux can reach it: a path turns potentially failed only while pf_retrans < its
+    // error count < pathmaxrxt (sm_sideeffect.c sctp_do_8_2_transport_strike); with pathmaxrxt
+    // <= pf_retrans + 1 (PMR 1, pf_retrans 0) the RFC 9260 8.2 rule moves the data.
+    let pf_reachable = copt["pathmaxrxt"]
+        .as_u64()
+        .is_none_or(|pmr| csys["pf_retrans"].as_u64().unwrap_or(0) + 1 < pmr);
+    let pf_on = csys["pf_enable"].as_i64().unwrap_or(1) == 1 && pf_reachable;
     let interval = truth["configured"]["interval_ms"].as_f64().unwrap_or(0.0);
     let client_addrs = strs(&truth["topology"]["client"]);
     let snd = report(&capture(pre, "sender").unwrap());

@@ -761,4 +761,4 @@ mod rtx;
 
 #[cfg(test)]
 #[path = "direction_tests.rs"]
-mod tests;
+pub(in crate::infer) mod tests;

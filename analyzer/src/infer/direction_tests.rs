@@ -5,7 +5,8 @@ use super::*;
 const A: (&str, u16) = ("10.0.0.1", 1);
 const B: (&str, u16) = ("10.0.0.2", 2);
 
-fn data(tsn: u32) -> DataChunk {
+/// A one-chunk message of 100 bytes on stream 0.
+pub(in crate::infer) fn data(tsn: u32) -> DataChunk {
     DataChunk {
         idata: false,
         tsn,
@@ -21,14 +22,19 @@ fn data(tsn: u32) -> DataChunk {
 }
 
 fn sack(cum: u32) -> SackChunk<'static> {
+    sack_gaps(cum, &[])
+}
+
+/// A SACK with gap ack blocks `gaps` as on the wire (start, end: 16-bit offsets from `cum`).
+pub(in crate::infer) fn sack_gaps(cum: u32, gaps: &'static [u8]) -> SackChunk<'static> {
     SackChunk {
         nr: false,
         cum_tsn_ack: cum,
         a_rwnd: 65536,
-        n_gap_blocks: 0,
+        n_gap_blocks: (gaps.len() / 4) as u16,
         n_nr_gap_blocks: 0,
         n_dup_tsns: 0,
-        gap_bytes: &[],
+        gap_bytes: gaps,
         nr_gap_bytes: &[],
         dup_bytes: &[],
     }

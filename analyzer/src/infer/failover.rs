@@ -444,32 +444,10 @@ mod tests {
     /// there. The packet reached the peer (a path loses a packet whole): the peer discarded 2.
     #[test]
     fn a_failover_after_the_peer_discarded_part_of_a_packet_is_spurious_receiver_discard() {
+        use crate::infer::direction::tests::{data, sack_gaps as sack};
         use crate::packet::PacketCtx;
-        use crate::sctp::{DataChunk, SackChunk};
+        use crate::sctp::SackChunk;
         let (a, b1, b2) = (("10.0.0.1", 1), ("10.0.0.2", 2), ("10.0.0.3", 2));
-        let data = |tsn: u32| DataChunk {
-            idata: false,
-            tsn,
-            stream_id: 0,
-            ssn_or_mid: tsn,
-            ppid_or_fsn: 0,
-            payload_len: 100,
-            flag_i: false,
-            flag_u: false,
-            flag_b: true,
-            flag_e: true,
-        };
-        let sack = |cum: u32, gaps: &'static [u8]| SackChunk {
-            nr: false,
-            cum_tsn_ack: cum,
-            a_rwnd: 65536,
-            n_gap_blocks: (gaps.len() / 4) as u16,
-            n_nr_gap_blocks: 0,
-            n_dup_tsns: 0,
-            gap_bytes: gaps,
-            nr_gap_bytes: &[],
-            dup_bytes: &[],
-        };
         let run = |discarded: bool| {
             let mut d = DirInfer::default();
             let send = |d: &mut DirInfer, frame: u64, ms: f64, to, tsns: &[u32]| {
