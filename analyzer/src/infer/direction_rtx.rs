@@ -36,13 +36,10 @@ impl DirInfer {
             _ => None,
         };
         // Another chunk of the original's packet was acknowledged in its first transmission (the
-        // latest such packet of that destination): the packet reached the peer.
+        // latest such packet of that destination; packets are numbered per direction): the
+        // packet reached the peer.
         let od = &self.dsts[e.first_path as usize];
-        let peer_discarded = e.tx == 1
-            && e.seen
-            && !e.gap_acked
-            && e.pkt == od.last_good_pkt
-            && e.first_ns == od.last_good_ns;
+        let peer_discarded = e.tx == 1 && e.seen && !e.gap_acked && e.pkt == od.last_good_pkt;
         let row = self.push_rtx(Retransmission {
             tsn,
             t_ns: ctx.ts_ns,

@@ -122,7 +122,7 @@ pub(super) fn diagnose_failovers(
             (
                 Some("receiver_discard"),
                 Some(format!(
-                    "the peer discarded DATA that reached it (a full receive buffer; Linux counts each chunk's whole buffer against SO_RCVBUF, so small messages fill it long before the window): have the receiving application read faster or give its socket a larger SO_RCVBUF; each drop costs a T3-rtx expiry, and a sender that fails over at the first one ({}) leaves a working path: raise Path.Max.Retrans ({}) or pf_retrans",
+                    "the peer discarded DATA that reached it (most often a full receive buffer: Linux counts each chunk's whole buffer against SO_RCVBUF, so small messages fill it long before the window): have the receiving application read faster or give its socket a larger SO_RCVBUF; each drop costs a T3-rtx expiry, and a sender that fails over at the first one ({}) leaves a working path: raise Path.Max.Retrans ({}) or pf_retrans",
                     super::settings::pf(linux.0),
                     super::settings::path_max_retrans(linux.0)
                 )),
