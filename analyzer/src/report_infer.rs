@@ -196,7 +196,7 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
         let peer_discarded = dir
             .retransmissions
             .iter()
-            .filter(|r| r.peer_discarded)
+            .filter(|r| r.peer_discarded.is_some())
             .count() as u64;
         out.push(DirectionReport {
             sender: s as u8,

@@ -184,6 +184,31 @@ fn the_linux_receivers_discards_read_as_a_spurious_failover_at_both_vantages() {
             .filter_map(|d| d.retransmissions.peer_discarded)
             .sum();
         assert!(discarded >= 6, "{side}: {discarded}");
+        if side == "receiver" {
+            // The receiver handles its arrivals in order: a copy it left unacknowledged while
+            // taking later arrivals was dropped. At least the kernel's own count of discarded
+            // DATA chunks (it also drops some after counting them accepted), at most the resent
+            // chunks whose first copy was not taken (a duplicate its SACKs reported was).
+            let kernel = truth["stack_log"]["server"]["snmp_final"]["SctpInDataChunkDiscards"]
+                .as_u64()
+                .unwrap();
+            let rows: Vec<_> = c
+                .associations
+                .iter()
+                .flat_map(|a| a.infer.dirs.iter())
+                .flat_map(|d| d.retransmissions.iter())
+                .collect();
+            let dups = rows
+                .iter()
+                .filter(|r| r.spurious == Some("reported as duplicate TSN by the peer"))
+                .count() as u64;
+            assert!(dups >= 1, "{side}: the receiver reported duplicates");
+            assert!(
+                discarded >= kernel && discarded <= rows.len() as u64 - dups,
+                "{side}: discarded {discarded}, kernel {kernel}, duplicates {dups}, resent {}",
+                rows.len()
+            );
+        }
         // The path never failed (no cut in this run): the one failover followed the receiver's
         // drops once its reader resumed (chunks of partly acknowledged packets resent).
         assert_eq!(failovers.len(), 1, "{side}: {failovers:?}");

@@ -22,6 +22,10 @@ const MAX_MARK_SCAN: usize = 1 << 16;
 const MAX_DUPS_PER_SACK: usize = 1024;
 /// RFC 9260 7.2.4: fast retransmit on the third miss indication.
 const FAST_RTX_MISSES: u8 = 3;
+/// How much later a gap-acknowledged TSN must have first been seen for an unacknowledged one to
+/// count as passed over: packets arriving on two interfaces may be timestamped out of the order
+/// the stack handles them by a fraction of this.
+const PASSED_OVER_NS: i64 = 1_000_000;
 
 #[derive(Debug, Clone, Copy)]
 struct TsnEntry {
@@ -37,6 +41,10 @@ struct TsnEntry {
     /// Its transmission was captured (false for holes below a higher TSN).
     seen: bool,
     ibit: bool,
+    /// A gap block acknowledged a TSN first seen at least `PASSED_OVER_NS` after this one's
+    /// first transmission, while this one stayed unacknowledged (at the receiver vantage: the
+    /// receiver took a later arrival and dropped this one).
+    passed_over: bool,
     /// Marked for retransmission by this T3-rtx expiry (RFC 9260 6.3.3 E1), not yet resent.
     marked: Option<u32>,
     /// Index of its latest retransmission row.
@@ -258,7 +266,8 @@ impl DirInfer {
                     timeout: None,
                     spurious: Some("already acknowledged"),
                     acked_ns: None,
-                    peer_discarded: false,
+                    peer_discarded: None,
+                    orig_passed_over: false,
                 });
                 self.rtx_timeout += 1;
                 self.dsts[path as usize].retransmissions += 1;
@@ -291,6 +300,7 @@ impl DirInfer {
                         gap_acked: false,
                         seen: false,
                         ibit: false,
+                        passed_over: false,
                         marked: None,
                         rtx_row: None,
                     });
@@ -309,6 +319,7 @@ impl DirInfer {
             gap_acked: false,
             seen: true,
             ibit: d.flag_i,
+            passed_over: false,
             marked: None,
             rtx_row: None,
         });
@@ -553,6 +564,8 @@ impl DirInfer {
         }
         // Gap ack blocks (RFC 9260 3.3.4): offsets from the cumulative ack; start > end is invalid.
         let mut highest_gap: Option<u32> = None;
+        // The latest first sight of a TSN these gap blocks newly acknowledge.
+        let mut newest_gap_first_ns = i64::MIN;
         if serial::ge(cum, self.cum_ack.unwrap_or(cum)) {
             for g in s.gap_blocks() {
                 if g.start == 0 || g.start > g.end {
@@ -568,6 +581,9 @@ impl DirInfer {
                         if !self.tsns[i].gap_acked {
                             self.tsns[i].gap_acked = true;
                             let e = self.tsns[i];
+                            if e.seen {
+                                newest_gap_first_ns = newest_gap_first_ns.max(e.first_ns);
+                            }
                             on_ack(self, &e, t);
                         }
                     } else if self.highest().is_none_or(|h| serial::gt(t, h)) {
@@ -591,6 +607,10 @@ impl DirInfer {
                 let e = &mut self.tsns[i];
                 if e.seen && !e.gap_acked {
                     e.miss = e.miss.saturating_add(1);
+                    // Its latest copy came before every copy of a TSN the peer took now.
+                    if e.last_ns <= newest_gap_first_ns.saturating_sub(PASSED_OVER_NS) {
+                        e.passed_over = true;
+                    }
                 }
             }
         }

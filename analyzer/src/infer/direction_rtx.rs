@@ -39,7 +39,8 @@ impl DirInfer {
         // latest such packet of that destination; packets are numbered per direction): the
         // packet reached the peer.
         let od = &self.dsts[e.first_path as usize];
-        let peer_discarded = e.tx == 1 && e.seen && !e.gap_acked && e.pkt == od.last_good_pkt;
+        let peer_discarded = (e.tx == 1 && e.seen && !e.gap_acked && e.pkt == od.last_good_pkt)
+            .then_some(PACKET_MATES_ACKED);
         let row = self.push_rtx(Retransmission {
             tsn,
             t_ns: ctx.ts_ns,
@@ -53,12 +54,13 @@ impl DirInfer {
             spurious: None,
             acked_ns: None,
             peer_discarded,
+            orig_passed_over: e.passed_over,
         });
         // Outage bookkeeping: an original never acknowledged (RFC 9260 8.2 error counting), sent
         // after the last one acknowledged or discarded by the peer from that very packet.
         if e.tx == 1 {
             let od = &mut self.dsts[e.first_path as usize];
-            if (e.first_ns > od.last_good_ns || peer_discarded)
+            if (e.first_ns > od.last_good_ns || peer_discarded.is_some())
                 && od.lost_since.is_none_or(|l| e.first_ns < l.0)
             {
                 if od.lost_since.is_none() {
@@ -81,6 +83,7 @@ impl DirInfer {
         ent.miss = 0;
         ent.last_ns = ctx.ts_ns;
         ent.rtx_row = row;
+        ent.passed_over = false;
         let from = ent.last_path;
         ent.marked = None;
         ent.last_path = path;

@@ -69,3 +69,31 @@ fn a_sack_after_a_gso_frame_is_no_delayed_sack_sample() {
     exchange(&mut d, 7, 300.0, 1480, 4, 40.0);
     assert_eq!(d.lone_acks.len(), 2);
 }
+
+/// At the receiver vantage: TSN 1 arrives, TSN 2 arrives 10 ms later, the receiver's SACK takes 2
+/// (a gap block) and not 1, then 1 comes again: the receiver, which handles its arrivals in
+/// order, dropped the first copy. TSNs that arrive within a millisecond of each other (two
+/// interfaces) tell nothing.
+#[test]
+fn a_copy_passed_over_by_a_later_arrival_is_marked_at_its_retransmission() {
+    let run = |second_ms: f64| {
+        let mut d = DirInfer::default();
+        for (frame, ms, tsn) in [(1, 0.0, 1), (2, second_ms, 2)] {
+            d.packet_start();
+            d.data(&PacketCtx::test(frame, ms, A, B), &data(tsn), None);
+        }
+        d.packet_start();
+        d.sack(
+            &PacketCtx::test(3, second_ms + 0.1, B, A),
+            &sack_gaps(0, &[0, 2, 0, 2]),
+            None,
+            false,
+        );
+        d.packet_start();
+        d.data(&PacketCtx::test(4, 300.0, A, B), &data(1), None);
+        assert_eq!(d.retransmissions.len(), 1);
+        d.retransmissions[0].orig_passed_over
+    };
+    assert!(run(10.0));
+    assert!(!run(0.5));
+}

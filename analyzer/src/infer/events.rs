@@ -108,6 +108,12 @@ impl RtxKind {
     }
 }
 
+/// `Retransmission::peer_discarded` evidence: the original's packet reached the peer.
+pub const PACKET_MATES_ACKED: &str = "other chunks of its packet were acknowledged";
+/// The same at the receiver vantage, from the order of arrivals (`orig_passed_over`).
+pub const LATER_ARRIVALS_ACKED: &str =
+    "the receiver acknowledged TSNs that arrived after it, not it";
+
 #[derive(Debug, Clone)]
 pub struct Retransmission {
     pub tsn: u32,
@@ -124,10 +130,16 @@ pub struct Retransmission {
     pub spurious: Option<&'static str>,
     /// When a SACK first covered the TSN after this retransmission.
     pub acked_ns: Option<i64>,
-    /// The original reached the peer, which discarded it: another chunk of the same packet was
-    /// acknowledged before this retransmission (a packet is delivered whole or not at all, RFC
-    /// 9260 6.10: the chunks share one IP datagram and one checksum).
-    pub peer_discarded: bool,
+    /// The copy before this retransmission reached the peer, which discarded it, with the
+    /// evidence: another chunk of the original's packet was acknowledged (a packet is delivered
+    /// whole or not at all, RFC 9260 6.10: the chunks share one IP datagram and one checksum),
+    /// or, at the receiver vantage, the receiver acknowledged TSNs that arrived after that copy
+    /// and not it (`orig_passed_over`).
+    pub peer_discarded: Option<&'static str>,
+    /// A gap block acknowledged a TSN first seen at least 1 ms after the copy before this
+    /// retransmission, which stayed unacknowledged. At the receiver vantage the receiver handles
+    /// arrivals in order, so it dropped that copy; at the sender it is a loss like any other.
+    pub orig_passed_over: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -86,10 +86,13 @@ pub(super) fn diagnose_failovers(
         // 1b. Did originals reach the peer, which discarded them? A packet crosses a path whole
         // (RFC 9260 6.10: its chunks share one IP datagram and one checksum), so a chunk whose
         // packet-mates were acknowledged got there: the old path was working.
-        let discarded: Vec<_> = episode.iter().filter(|r| r.peer_discarded).collect();
-        if let Some(r) = discarded.first() {
+        let discarded: Vec<_> = episode
+            .iter()
+            .filter_map(|r| r.peer_discarded.map(|why| (r, why)))
+            .collect();
+        if let Some((r, why)) = discarded.first() {
             evidence.push(format!(
-                "{} retransmitted chunk(s) first sent to {} had reached the peer, which discarded them (TSN {}: other chunks of its packet, frame {}, were acknowledged; a path loses a packet whole)",
+                "{} retransmitted chunk(s) first sent to {} had reached the peer, which discarded them (TSN {}, first sent in frame {}: {why})",
                 discarded.len(),
                 dir.dsts[from as usize].addr,
                 r.tsn,
@@ -474,7 +477,7 @@ mod tests {
             ack(&mut d, 7, 420.0, b2, &sack(3, &[]));
             send(&mut d, 8, 430.0, b2, &[4]);
             assert_eq!(d.retransmissions.len(), 1);
-            assert_eq!(d.retransmissions[0].peer_discarded, discarded);
+            assert_eq!(d.retransmissions[0].peer_discarded.is_some(), discarded);
             assert_eq!(d.failovers.len(), 1);
             diagnose_failovers(
                 &mut d,
@@ -492,7 +495,9 @@ mod tests {
         assert!(f.spurious, "{f:?}");
         assert_eq!(f.cause, Some("receiver_discard"));
         assert!(
-            f.evidence[0].contains("TSN 2: other chunks of its packet, frame 3, were acknowledged"),
+            f.evidence[0].contains(
+                "TSN 2, first sent in frame 3: other chunks of its packet were acknowledged"
+            ),
             "{:?}",
             f.evidence
         );

@@ -375,11 +375,19 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
     let dir = &mut inf.dirs[s];
     if vantage == Vantage::Receiver {
         // At the receiver a retransmission is only visible when the original arrived too; one
-        // whose original the receiver discarded (another chunk of its packet acknowledged, this
-        // one not) was needed all the same.
-        for r in dir.retransmissions.iter_mut().filter(|r| !r.peer_discarded) {
-            r.spurious
-                .get_or_insert("original seen arriving at the receiver");
+        // whose earlier copy the receiver discarded (another chunk of its packet acknowledged,
+        // or TSNs that arrived after it taken and not it: a receiver handles its arrivals in
+        // order) was needed all the same.
+        for r in &mut dir.retransmissions {
+            // A copy the receiver reported as a duplicate had been taken before.
+            if r.orig_passed_over && r.spurious.is_none() {
+                r.peer_discarded
+                    .get_or_insert(super::events::LATER_ARRIVALS_ACKED);
+            }
+            if r.peer_discarded.is_none() {
+                r.spurious
+                    .get_or_insert("original seen arriving at the receiver");
+            }
         }
     }
     // The peer's SACK delay: typical (median) and the longest a lone packet waits (p95).

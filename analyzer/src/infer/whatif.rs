@@ -318,7 +318,8 @@ mod tests {
             timeout,
             spurious,
             acked_ns: None,
-            peer_discarded: false,
+            peer_discarded: None,
+            orig_passed_over: false,
         };
         let mut dir = DirInfer::default();
         dir.retransmissions = vec![
