@@ -82,15 +82,18 @@ fn a_copy_passed_over_by_a_later_arrival_is_marked_at_its_retransmission() {
             d.packet_start();
             d.data(&PacketCtx::test(frame, ms, A, B), &data(tsn), None);
         }
+        // The SACK, and the same SACK again (its gap block takes nothing new: no evidence).
+        for (frame, ms) in [(3, second_ms + 0.1), (4, second_ms + 0.2)] {
+            d.packet_start();
+            d.sack(
+                &PacketCtx::test(frame, ms, B, A),
+                &sack_gaps(0, &[0, 2, 0, 2]),
+                None,
+                false,
+            );
+        }
         d.packet_start();
-        d.sack(
-            &PacketCtx::test(3, second_ms + 0.1, B, A),
-            &sack_gaps(0, &[0, 2, 0, 2]),
-            None,
-            false,
-        );
-        d.packet_start();
-        d.data(&PacketCtx::test(4, 300.0, A, B), &data(1), None);
+        d.data(&PacketCtx::test(5, 300.0, A, B), &data(1), None);
         assert_eq!(d.retransmissions.len(), 1);
         d.retransmissions[0].orig_passed_over
     };
