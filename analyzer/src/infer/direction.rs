@@ -42,8 +42,8 @@ struct TsnEntry {
     seen: bool,
     ibit: bool,
     /// A gap block acknowledged a TSN first seen at least `PASSED_OVER_NS` after this one's
-    /// first transmission, while this one stayed unacknowledged (at the receiver vantage: the
-    /// receiver took a later arrival and dropped this one).
+    /// latest copy, while this one stayed unacknowledged (at the receiver vantage: the receiver
+    /// took a later arrival and dropped this copy). Cleared when the TSN is sent again.
     passed_over: bool,
     /// Marked for retransmission by this T3-rtx expiry (RFC 9260 6.3.3 E1), not yet resent.
     marked: Option<u32>,
