@@ -18,8 +18,9 @@ pub struct RtxCounts {
     pub fast: u64,
     pub timeout: u64,
     pub spurious: u64,
-    /// Resent chunks whose original reached the peer, which discarded it (another chunk of its
-    /// packet was acknowledged): needed retransmissions caused by the receiver, not the path.
+    /// Resent chunks whose earlier copy reached the peer, which discarded it (another chunk of
+    /// its packet was acknowledged; at the receiver vantage also: TSNs that arrived after it were
+    /// acknowledged, not it): needed retransmissions caused by the receiver, not the path.
     /// SCTP only (a TCP segment is one unit): absent for TCP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peer_discarded: Option<u64>,
@@ -188,16 +189,13 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
             .map(|d| crate::net::ip_text(&d.addr))
             .collect();
         let addr = |p: u16| names.get(p as usize).cloned().unwrap_or_default();
-        let spurious = dir
-            .retransmissions
-            .iter()
-            .filter(|r| r.spurious.is_some())
-            .count() as u64;
-        let peer_discarded = dir
-            .retransmissions
-            .iter()
-            .filter(|r| r.peer_discarded.is_some())
-            .count() as u64;
+        let (spurious, peer_discarded) =
+            dir.retransmissions.iter().fold((0u64, 0u64), |(s, d), r| {
+                (
+                    s + u64::from(r.spurious.is_some()),
+                    d + u64::from(r.peer_discarded.is_some()),
+                )
+            });
         out.push(DirectionReport {
             sender: s as u8,
             vantage: sum.vantage.as_str().to_string(),

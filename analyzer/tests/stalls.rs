@@ -167,9 +167,7 @@ fn the_linux_receivers_discards_read_as_a_spurious_failover_at_both_vantages() {
     let truth = truth("lk_zerowin_rcvbuf");
     for side in ["sender", "receiver"] {
         let p = common::samples_dir().join(format!("lk_zerowin_rcvbuf_{side}.pcap"));
-        let opts = analyzer::analyze::Options::default();
-        let c = analyzer::analyze::analyze_file(&p, &opts, &mut |_| {}).unwrap();
-        let r = analyzer::report::CaptureReport::from_analysis(&c);
+        let (c, r) = common::analyze(&p);
         let failovers: Vec<_> = r
             .associations
             .iter()
@@ -200,7 +198,7 @@ fn the_linux_receivers_discards_read_as_a_spurious_failover_at_both_vantages() {
                 .collect();
             let dups = rows
                 .iter()
-                .filter(|r| r.spurious == Some("reported as duplicate TSN by the peer"))
+                .filter(|r| r.spurious == Some(analyzer::infer::events::DUPLICATE_REPORTED))
                 .count() as u64;
             assert!(dups >= 1, "{side}: the receiver reported duplicates");
             assert!(

@@ -625,7 +625,7 @@ impl DirInfer {
             if let Some(r) = self.find_rtx(dup) {
                 self.retransmissions[r]
                     .spurious
-                    .get_or_insert("reported as duplicate TSN by the peer");
+                    .get_or_insert(DUPLICATE_REPORTED);
             }
         }
 

@@ -108,6 +108,9 @@ impl RtxKind {
     }
 }
 
+/// `Retransmission::spurious` evidence: the peer's SACK listed the TSN as a duplicate (RFC 9260
+/// 6.2), so an earlier copy had been taken.
+pub const DUPLICATE_REPORTED: &str = "reported as duplicate TSN by the peer";
 /// `Retransmission::peer_discarded` evidence: the original's packet reached the peer.
 pub const PACKET_MATES_ACKED: &str = "other chunks of its packet were acknowledged";
 /// The same at the receiver vantage, from the order of arrivals (`orig_passed_over`).
