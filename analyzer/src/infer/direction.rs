@@ -22,6 +22,10 @@ const MAX_MARK_SCAN: usize = 1 << 16;
 const MAX_DUPS_PER_SACK: usize = 1024;
 /// RFC 9260 7.2.4: fast retransmit on the third miss indication.
 const FAST_RTX_MISSES: u8 = 3;
+/// A fast retransmission leaves when the SACK that marks it (or a later one opening cwnd) is
+/// handled (RFC 9260 7.2.4), so wherever the capture is it follows a SACK within a round trip:
+/// at least this long, or twice the longest RTT sample of the direction.
+const FAST_RTX_AFTER_SACK_NS: i64 = 200_000_000;
 /// How much later a gap-acknowledged TSN must have first been seen for an unacknowledged one to
 /// count as passed over: packets arriving on two interfaces may be timestamped out of the order
 /// the stack handles them by a fraction of this.
@@ -136,6 +140,10 @@ pub struct DirInfer {
     pub first_ns: Option<i64>,
     pub dropped_rows: u64,
     last_delivery: Option<i64>,
+    /// When the latest SACK of this direction was seen.
+    last_sack_ns: Option<i64>,
+    /// The longest RTT sample of this direction.
+    max_rtt_ns: i64,
 }
 
 impl DirInfer {
@@ -469,6 +477,7 @@ impl DirInfer {
         hb_flush: bool,
     ) {
         self.sacks += 1;
+        self.last_sack_ns = Some(ctx.ts_ns);
         // RFC 9260 6.1 A: a window below the smallest DATA chunk sent takes none.
         self.peer_window_closed = s.a_rwnd < self.min_payload.max(1);
         let from = self.dst(ctx.src);
@@ -635,6 +644,7 @@ impl DirInfer {
         if let Some(e) = sample {
             let tsn = e.tsn;
             let rtt = ctx.ts_ns - e.first_ns;
+            self.max_rtt_ns = self.max_rtt_ns.max(rtt);
             let dst = &mut self.dsts[e.first_path as usize];
             let est = dst.estimate(rtt as f64 / 1e6);
             dst.rtt.push(rtt as f64 / 1e6);

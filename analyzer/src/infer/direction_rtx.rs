@@ -16,7 +16,14 @@ impl DirInfer {
     /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
     pub(super) fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
         let e = self.tsns[i];
-        let kind = if e.miss >= FAST_RTX_MISSES {
+        // Three miss indications make a fast retransmission only when a SACK came just before
+        // (RFC 9260 7.2.4); long after the last one only a T3-rtx expiry sends it (6.3.3 E3):
+        // a fast retransmission lost on an alternate path whose RTO is still RTO.Initial.
+        let after_sack = FAST_RTX_AFTER_SACK_NS.max(2 * self.max_rtt_ns);
+        let sack_recent = self
+            .last_sack_ns
+            .is_some_and(|s| ctx.ts_ns - s <= after_sack);
+        let kind = if e.miss >= FAST_RTX_MISSES && sack_recent {
             self.rtx_fast += 1;
             RtxKind::Fast
         } else {
@@ -99,9 +106,11 @@ impl DirInfer {
         self.dsts[path as usize].retransmissions += 1;
         // RFC 9260 6.3.3 E3 / 6.3.2 R1: the retransmission (re)starts the timer of the
         // destination it is sent to when that timer is not running.
-        let start = if timeout
-            .is_some_and(|t| self.timeouts[t as usize].t_ns == ctx.ts_ns && path == from)
-        {
+        // An expiry restarts its own destination's timer; resent elsewhere, the send starts it.
+        let start = if timeout.is_some_and(|t| {
+            let t = &self.timeouts[t as usize];
+            t.t_ns == ctx.ts_ns && t.path == path
+        }) {
             TimerStart::Expiry
         } else {
             TimerStart::Send

@@ -100,3 +100,44 @@ fn a_copy_passed_over_by_a_later_arrival_is_marked_at_its_retransmission() {
     assert!(run(10.0));
     assert!(!run(0.5));
 }
+
+/// TSN 1 is lost; three SACKs take 2, 3 and 4 by gap blocks (three miss indications for 1,
+/// RFC 9260 7.2.4). Resent 1 ms after the third SACK it is a fast retransmission; resent 3 s
+/// after it (no SACK in between: nothing could have triggered a fast retransmit) it is a
+/// T3-rtx expiry's (RFC 9260 6.3.3), as when a fast retransmission to an unused alternate path
+/// is lost and that path's timer, still at RTO.Initial, fires.
+#[test]
+fn three_misses_make_a_fast_retransmission_only_right_after_a_sack() {
+    let run = |resend_after_ms: f64| {
+        let mut d = DirInfer::default();
+        for tsn in 1..=4u32 {
+            d.packet_start();
+            d.data(
+                &PacketCtx::test(tsn as u64, tsn as f64, A, B),
+                &data(tsn),
+                None,
+            );
+        }
+        let gaps: [&'static [u8]; 3] = [&[0, 2, 0, 2], &[0, 2, 0, 3], &[0, 2, 0, 4]];
+        for (k, g) in gaps.into_iter().enumerate() {
+            d.packet_start();
+            let ms = 40.0 + k as f64;
+            d.sack(
+                &PacketCtx::test(10 + k as u64, ms, B, A),
+                &sack_gaps(0, g),
+                None,
+                false,
+            );
+        }
+        d.packet_start();
+        d.data(
+            &PacketCtx::test(20, 42.0 + resend_after_ms, A, B),
+            &data(1),
+            None,
+        );
+        assert_eq!(d.retransmissions.len(), 1);
+        (d.retransmissions[0].kind, d.timeouts.len())
+    };
+    assert_eq!(run(1.0), (RtxKind::Fast, 0));
+    assert_eq!(run(3000.0), (RtxKind::Timeout, 1));
+}
