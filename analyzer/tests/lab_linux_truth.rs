@@ -17,6 +17,14 @@ use serde_json::Value;
 /// Checks that fail today, and why (run, check name prefix, reason). Remove an entry with the fix.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
     (
+        "lk_bulk_pf0_sack0_rtomin80_pmr2",
+        "PMR claimed",
+        "the three expiries on path 1 before the failover resent chunks already resent once (lost \
+         before the cut, fast-retransmitted to path 2, sent back to path 1 by path 2's expiry at \
+         RTO.Initial 3 s); the failover's outage and expiry chain start at a never-acknowledged \
+         original only, so its chain is empty and no PMR is claimed",
+    ),
+    (
         "lk_failback_pf0",
         "receiver SACK delay",
         "median of 2 samples (98.4, 49.9 ms) for a 40 ms timer: the 98 ms one is a 60 ms guest \
@@ -107,9 +115,9 @@ fn json(path: &Path) -> Option<Value> {
     serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
 }
 
-/// `PREFIX_<side>.pcap` or `.pcapng`.
+/// `PREFIX_<side>.pcap`, `.pcapng` or `.pcap.gz`.
 fn capture(pre: &Path, side: &str) -> Option<PathBuf> {
-    ["pcap", "pcapng"]
+    ["pcap", "pcapng", "pcap.gz"]
         .iter()
         .map(|ext| PathBuf::from(format!("{}_{side}.{ext}", pre.display())))
         .find(|p| p.exists())
@@ -389,6 +397,7 @@ fn score_run(c: &mut Checks, pre: &Path) {
                         format!("{e:+.1} ms"),
                         if e.abs() <= 5.0 { St::Ok } else { St::Fail },
                     );
+                    // null: the analyzer says the trace cannot tell when the outage began.
                     let fm = f["failover_ms"].as_f64();
                     let ok = fm.is_some_and(|x| (x - want_ms).abs() <= tol);
                     c.add(
@@ -397,7 +406,11 @@ fn score_run(c: &mut Checks, pre: &Path) {
                         format!("{want_ms:.0}±{tol:.0}"),
                         fmt_opt(fm),
                         format!("cut effective +{:.1} ms ({how})", eff * 1000.0),
-                        if ok { St::Ok } else { St::Fail },
+                        match fm {
+                            None => St::Null,
+                            Some(_) if ok => St::Ok,
+                            Some(_) => St::Fail,
+                        },
                     );
                 }
             }

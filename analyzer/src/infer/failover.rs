@@ -10,6 +10,10 @@ use super::stats::median;
 use super::summary::Vantage;
 use crate::decimal::Fixed;
 
+/// A span with nothing sent to the old path after its last SACK shorter than this leaves the
+/// failover time from that SACK (`diagnose_failovers`, the idle rule).
+const IDLE_SPAN_MIN_NS: i64 = 50_000_000;
+
 /// Marks spurious failovers with their evidence, cause and recommendation (METRICS.md "Failover").
 #[allow(clippy::too_many_arguments)]
 pub(super) fn diagnose_failovers(
@@ -73,6 +77,20 @@ pub(super) fn diagnose_failovers(
                 _ => (t, fr),
             })
             .or(silent.map(|h| (h, f.last_heard_frame)));
+        // The old path carried nothing from its last SACK until the transmission that started
+        // the first timer to expire after it (a sender waiting on a window or another path's
+        // timer): the outage began somewhere in that span. Past a quarter of the failover time
+        // (and 50 ms) the figure would tell the idle span, not the failover: none is given.
+        let idle = match (truly_lost, f.outage_start_ns, silent) {
+            (None, None, Some(h)) => dir
+                .timeouts
+                .iter()
+                .find(|t| t.path == from && t.t_ns > h && t.t_ns <= f.t_ns)
+                .and_then(|t| t.timer_start_ns)
+                .filter(|&s| s - h > IDLE_SPAN_MIN_NS.max((f.t_ns - h) / 4))
+                .map(|s| (h, s)),
+            _ => None,
+        };
         let start = outage.map_or(f.t_ns, |o| o.0);
         if truly_lost.is_none() {
             if let Some((tsn, why)) = delivered.first() {
@@ -178,6 +196,18 @@ pub(super) fn diagnose_failovers(
             (None, None, None, None, None)
         } else {
             (outage, cause, recommendation, policy, pmr)
+        };
+        let outage = match idle {
+            Some((h, s)) if !spurious && outage.is_some() => {
+                evidence.push(format!(
+                    "nothing was sent to {} for {} ms after its last SACK ({} ms before the failover): the outage began in that span; no failover time",
+                    crate::net::Ip(dir.dsts[from as usize].addr),
+                    Fixed((s - h) as f64 / 1e6, 0),
+                    Fixed((f.t_ns - h) as f64 / 1e6, 0)
+                ));
+                None
+            }
+            _ => outage,
         };
         let fo = &mut dir.failovers[fi];
         if !spurious {
@@ -439,7 +469,21 @@ mod tests {
         // No expiry of the old path's timer in the silence: no outage start.
         assert_eq!(diagnose(&mut dir.clone()), (None, None));
         dir.timeouts = vec![expiry(3.1815, 128.0, 0, TimerStart::Sack)];
-        assert_eq!(diagnose(&mut dir), (Some(3_053_533_000), Some(5748)));
+        assert_eq!(
+            diagnose(&mut dir.clone()),
+            (Some(3_053_533_000), Some(5748))
+        );
+        // The timer that expired was started by a send 68 ms after that SACK (more than 50 ms
+        // and a quarter of the 169 ms since it): nothing went to the old path in between, so
+        // the outage began somewhere in that span and no failover time is given.
+        dir.timeouts = vec![expiry(3.1815, 60.0, 0, TimerStart::Send)];
+        assert_eq!(diagnose(&mut dir), (None, None));
+        assert!(!dir.failovers[0].spurious);
+        let said = dir.failovers[0].evidence.join("; ");
+        assert!(
+            said.contains("nothing was sent to 10.201.1.2 for 68 ms"),
+            "{said}"
+        );
     }
 
     /// A Linux-like sender (PF, pf_retrans 0): DATA 2 and 3 leave in one packet to path 0, the
