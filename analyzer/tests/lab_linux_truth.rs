@@ -17,14 +17,6 @@ use serde_json::Value;
 /// Checks that fail today, and why (run, check name prefix, reason). Remove an entry with the fix.
 const KNOWN_FAILURES: &[(&str, &str, &str)] = &[
     (
-        "lk_bulk_pf0_sack0_rtomin80_pmr2",
-        "PMR claimed",
-        "the three expiries on path 1 before the failover resent chunks already resent once (lost \
-         before the cut, fast-retransmitted to path 2, sent back to path 1 by path 2's expiry at \
-         RTO.Initial 3 s); the failover's outage and expiry chain start at a never-acknowledged \
-         original only, so its chain is empty and no PMR is claimed",
-    ),
-    (
         "lk_failback_pf0",
         "receiver SACK delay",
         "median of 2 samples (98.4, 49.9 ms) for a 40 ms timer: the 98 ms one is a 60 ms guest \

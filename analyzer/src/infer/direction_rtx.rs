@@ -192,7 +192,25 @@ impl DirInfer {
             first_tsn: tsn,
         });
         let idx = self.timeouts.len() as u32 - 1;
+        // A copy already resent, sent to this destination after the last SACK from it and after
+        // its last acknowledged original, expired: the path fell silent with only
+        // retransmissions in flight, and the outage (as far as the trace tells) starts at that
+        // copy; each expiry strikes the destination (RFC 9260 8.2).
+        let copy_frame = e
+            .rtx_row
+            .and_then(|r| self.retransmissions.get(r as usize))
+            .map(|r| r.frame);
         let dst = &mut self.dsts[timer_path as usize];
+        if let Some(fr) = copy_frame.filter(|_| {
+            dst.lost_since.is_none()
+                && e.tx >= 2
+                && e.last_ns > dst.last_good_ns
+                && dst.last_sack_from_ns.is_none_or(|h| e.last_ns > h)
+        }) {
+            dst.lost_since = Some((e.last_ns, fr));
+            dst.episode_timeouts.clear();
+            dst.episode_rtx.clear();
+        }
         dst.consecutive_timeouts += 1;
         dst.last_timeout = Some(idx);
         if dst.lost_since.is_some() {

@@ -141,3 +141,43 @@ fn three_misses_make_a_fast_retransmission_only_right_after_a_sack() {
     assert_eq!(run(1.0), (RtxKind::Fast, 0));
     assert_eq!(run(3000.0), (RtxKind::Timeout, 1));
 }
+
+/// Path 1 loses TSN 1 while taking TSN 2; 1 is resent to path 2 (no SACK comes from there),
+/// path 1's SACKs stop after 60 ms, path 2's timer sends 1 back to path 1 at 3 s and path 1's
+/// timer expires on it at 3.1 s before new DATA moves to path 2. No original was lost after
+/// path 1's last SACK: the outage starts at the resent copy of 3 s, and the expiry of 3.1 s is
+/// the failover's (RFC 9260 8.2: each expiry strikes the destination).
+#[test]
+fn an_expired_copy_already_resent_starts_the_outage_of_a_silent_path() {
+    const B2: (&str, u16) = ("10.0.1.2", 2);
+    let mut d = DirInfer::default();
+    let send = |d: &mut DirInfer, frame: u64, ms: f64, to: (&str, u16), tsn: u32| {
+        d.packet_start();
+        d.data(&PacketCtx::test(frame, ms, A, to), &data(tsn), None);
+    };
+    let sack2 = |d: &mut DirInfer, frame: u64, ms: f64| {
+        d.packet_start();
+        d.sack(
+            &PacketCtx::test(frame, ms, B, A),
+            &sack_gaps(0, &[0, 2, 0, 2]),
+            None,
+            false,
+        );
+    };
+    send(&mut d, 1, 0.0, B, 1);
+    send(&mut d, 2, 1.0, B, 2);
+    sack2(&mut d, 3, 40.0);
+    send(&mut d, 4, 50.0, B2, 1);
+    sack2(&mut d, 5, 60.0);
+    send(&mut d, 6, 3000.0, B, 1);
+    send(&mut d, 7, 3100.0, B, 1);
+    send(&mut d, 8, 3200.0, B2, 3);
+    assert_eq!(d.failovers.len(), 1);
+    let f = &d.failovers[0];
+    assert_eq!(
+        (f.outage_start_ns, f.outage_frame),
+        (Some(3_000_000_000), Some(6))
+    );
+    assert_eq!(f.timeouts.len(), 1);
+    assert_eq!(d.timeouts[f.timeouts[0] as usize].t_ns, 3_100_000_000);
+}

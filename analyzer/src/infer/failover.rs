@@ -81,16 +81,20 @@ pub(super) fn diagnose_failovers(
         // the first timer to expire after it (a sender waiting on a window or another path's
         // timer): the outage began somewhere in that span. Past a quarter of the failover time
         // (and 50 ms) the figure would tell the idle span, not the failover: none is given.
-        let idle = match (truly_lost, f.outage_start_ns, silent) {
+        // The same when the outage starts at a resent copy (no original lost): nothing went to
+        // the old path between its last SACK and that copy.
+        let first_sent = match (truly_lost, f.outage_start_ns, silent) {
             (None, None, Some(h)) => dir
                 .timeouts
                 .iter()
                 .find(|t| t.path == from && t.t_ns > h && t.t_ns <= f.t_ns)
                 .and_then(|t| t.timer_start_ns)
-                .filter(|&s| s - h > IDLE_SPAN_MIN_NS.max((f.t_ns - h) / 4))
                 .map(|s| (h, s)),
+            (None, Some(s), _) if episode.is_empty() => f.last_heard_ns.map(|h| (h, s)),
             _ => None,
         };
+        let idle = first_sent
+            .filter(|&(h, s)| h <= f.t_ns && s - h > IDLE_SPAN_MIN_NS.max((f.t_ns - h) / 4));
         let start = outage.map_or(f.t_ns, |o| o.0);
         if truly_lost.is_none() {
             if let Some((tsn, why)) = delivered.first() {
@@ -197,7 +201,8 @@ pub(super) fn diagnose_failovers(
         } else {
             (outage, cause, recommendation, policy, pmr)
         };
-        let outage = match idle {
+        // Without an outage start the what-if has no failover time to compare with.
+        let (outage, recommendation) = match idle {
             Some((h, s)) if !spurious && outage.is_some() => {
                 evidence.push(format!(
                     "nothing was sent to {} for {} ms after its last SACK ({} ms before the failover): the outage began in that span; no failover time",
@@ -205,9 +210,9 @@ pub(super) fn diagnose_failovers(
                     Fixed((s - h) as f64 / 1e6, 0),
                     Fixed((f.t_ns - h) as f64 / 1e6, 0)
                 ));
-                None
+                (None, None)
             }
-            _ => outage,
+            _ => (outage, recommendation),
         };
         let fo = &mut dir.failovers[fi];
         if !spurious {
