@@ -140,10 +140,6 @@ pub struct DirInfer {
     pub first_ns: Option<i64>,
     pub dropped_rows: u64,
     last_delivery: Option<i64>,
-    /// When the latest SACK of this direction was seen.
-    last_sack_ns: Option<i64>,
-    /// The longest RTT sample of this direction.
-    max_rtt_ns: i64,
 }
 
 impl DirInfer {
@@ -477,7 +473,6 @@ impl DirInfer {
         hb_flush: bool,
     ) {
         self.sacks += 1;
-        self.last_sack_ns = Some(ctx.ts_ns);
         // RFC 9260 6.1 A: a window below the smallest DATA chunk sent takes none.
         self.peer_window_closed = s.a_rwnd < self.min_payload.max(1);
         let from = self.dst(ctx.src);
@@ -644,7 +639,6 @@ impl DirInfer {
         if let Some(e) = sample {
             let tsn = e.tsn;
             let rtt = ctx.ts_ns - e.first_ns;
-            self.max_rtt_ns = self.max_rtt_ns.max(rtt);
             let dst = &mut self.dsts[e.first_path as usize];
             let est = dst.estimate(rtt as f64 / 1e6);
             dst.rtt.push(rtt as f64 / 1e6);

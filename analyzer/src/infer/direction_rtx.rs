@@ -13,17 +13,28 @@ impl DirInfer {
         Some(self.retransmissions.len() as u32 - 1)
     }
 
+    /// A SACK of this direction came at most a round trip before `now`: at least
+    /// `FAST_RTX_AFTER_SACK_NS`, or twice the longest RTT sample (RFC 9260 7.2.4: a fast
+    /// retransmission leaves when the SACK that marks it is handled). Read from the
+    /// destinations' latest SACK and longest RTT, only when a chunk is resent.
+    fn sack_within_a_round_trip(&self, now: i64) -> bool {
+        let last_sack = self.dsts.iter().filter_map(|d| d.last_sack_from_ns).max();
+        let max_rtt_ms = self
+            .dsts
+            .iter()
+            .filter_map(|d| d.rtt.max())
+            .fold(0.0, f64::max);
+        let window = FAST_RTX_AFTER_SACK_NS.max((2.0 * max_rtt_ms * 1e6) as i64);
+        last_sack.is_some_and(|s| now - s <= window)
+    }
+
     /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
     pub(super) fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
         let e = self.tsns[i];
         // Three miss indications make a fast retransmission only when a SACK came just before
         // (RFC 9260 7.2.4); long after the last one only a T3-rtx expiry sends it (6.3.3 E3):
         // a fast retransmission lost on an alternate path whose RTO is still RTO.Initial.
-        let after_sack = FAST_RTX_AFTER_SACK_NS.max(2 * self.max_rtt_ns);
-        let sack_recent = self
-            .last_sack_ns
-            .is_some_and(|s| ctx.ts_ns - s <= after_sack);
-        let kind = if e.miss >= FAST_RTX_MISSES && sack_recent {
+        let kind = if e.miss >= FAST_RTX_MISSES && self.sack_within_a_round_trip(ctx.ts_ns) {
             self.rtx_fast += 1;
             RtxKind::Fast
         } else {
@@ -70,14 +81,10 @@ impl DirInfer {
             if (e.first_ns > od.last_good_ns || peer_discarded.is_some())
                 && od.lost_since.is_none_or(|l| e.first_ns < l.0)
             {
-                if od.lost_since.is_none() {
-                    od.episode_timeouts.clear();
-                    od.episode_rtx.clear();
-                    if let Some(t) = timeout {
-                        od.episode_timeouts.push(t);
-                    }
+                match od.lost_since {
+                    None => od.begin_episode((e.first_ns, e.first_frame), timeout),
+                    Some(_) => od.lost_since = Some((e.first_ns, e.first_frame)),
                 }
-                od.lost_since = Some((e.first_ns, e.first_frame));
             }
             if od.lost_since.is_some() && od.episode_rtx.len() < 4096 {
                 if let Some(r) = row {
@@ -192,10 +199,10 @@ impl DirInfer {
             first_tsn: tsn,
         });
         let idx = self.timeouts.len() as u32 - 1;
-        // A copy already resent, sent to this destination after the last SACK from it and after
-        // its last acknowledged original, expired: the path fell silent with only
-        // retransmissions in flight, and the outage (as far as the trace tells) starts at that
-        // copy; each expiry strikes the destination (RFC 9260 8.2).
+        // A copy already resent (it has a retransmission row), sent to this destination after
+        // the last SACK from it and after its last acknowledged original, expired: the path
+        // fell silent with only retransmissions in flight, and the outage (as far as the trace
+        // tells) starts at that copy; each expiry strikes the destination (RFC 9260 8.2).
         let copy_frame = e
             .rtx_row
             .and_then(|r| self.retransmissions.get(r as usize))
@@ -203,13 +210,10 @@ impl DirInfer {
         let dst = &mut self.dsts[timer_path as usize];
         if let Some(fr) = copy_frame.filter(|_| {
             dst.lost_since.is_none()
-                && e.tx >= 2
                 && e.last_ns > dst.last_good_ns
                 && dst.last_sack_from_ns.is_none_or(|h| e.last_ns > h)
         }) {
-            dst.lost_since = Some((e.last_ns, fr));
-            dst.episode_timeouts.clear();
-            dst.episode_rtx.clear();
+            dst.begin_episode((e.last_ns, fr), None);
         }
         dst.consecutive_timeouts += 1;
         dst.last_timeout = Some(idx);

@@ -40,6 +40,24 @@ pub(in crate::infer) fn sack_gaps(cum: u32, gaps: &'static [u8]) -> SackChunk<'s
     }
 }
 
+/// A sends DATA `tsn` to `to` (an address of B's) in frame `frame` at `ms`.
+fn send(d: &mut DirInfer, frame: u64, ms: f64, to: (&str, u16), tsn: u32) {
+    d.packet_start();
+    d.data(&PacketCtx::test(frame, ms, A, to), &data(tsn), None);
+}
+
+/// B's SACK of cumulative TSN ack `cum` and gap blocks `gaps` (`sack_gaps`) in frame `frame`
+/// at `ms`.
+fn sack_at(d: &mut DirInfer, frame: u64, ms: f64, cum: u32, gaps: &'static [u8]) {
+    d.packet_start();
+    d.sack(
+        &PacketCtx::test(frame, ms, B, A),
+        &sack_gaps(cum, gaps),
+        None,
+        false,
+    );
+}
+
 /// A sends one DATA packet of `len` bytes (SCTP) at `ms`, B acknowledges it `after` ms later.
 fn exchange(d: &mut DirInfer, frame: u64, ms: f64, len: u32, tsn: u32, after: f64) {
     let ctx = PacketCtx {
@@ -78,22 +96,12 @@ fn a_sack_after_a_gso_frame_is_no_delayed_sack_sample() {
 fn a_copy_passed_over_by_a_later_arrival_is_marked_at_its_retransmission() {
     let run = |second_ms: f64| {
         let mut d = DirInfer::default();
-        for (frame, ms, tsn) in [(1, 0.0, 1), (2, second_ms, 2)] {
-            d.packet_start();
-            d.data(&PacketCtx::test(frame, ms, A, B), &data(tsn), None);
-        }
+        send(&mut d, 1, 0.0, B, 1);
+        send(&mut d, 2, second_ms, B, 2);
         // The SACK, and the same SACK again (its gap block takes nothing new: no evidence).
-        for (frame, ms) in [(3, second_ms + 0.1), (4, second_ms + 0.2)] {
-            d.packet_start();
-            d.sack(
-                &PacketCtx::test(frame, ms, B, A),
-                &sack_gaps(0, &[0, 2, 0, 2]),
-                None,
-                false,
-            );
-        }
-        d.packet_start();
-        d.data(&PacketCtx::test(5, 300.0, A, B), &data(1), None);
+        sack_at(&mut d, 3, second_ms + 0.1, 0, &[0, 2, 0, 2]);
+        sack_at(&mut d, 4, second_ms + 0.2, 0, &[0, 2, 0, 2]);
+        send(&mut d, 5, 300.0, B, 1);
         assert_eq!(d.retransmissions.len(), 1);
         d.retransmissions[0].orig_passed_over
     };
@@ -111,30 +119,12 @@ fn three_misses_make_a_fast_retransmission_only_right_after_a_sack() {
     let run = |resend_after_ms: f64| {
         let mut d = DirInfer::default();
         for tsn in 1..=4u32 {
-            d.packet_start();
-            d.data(
-                &PacketCtx::test(tsn as u64, tsn as f64, A, B),
-                &data(tsn),
-                None,
-            );
+            send(&mut d, tsn as u64, tsn as f64, B, tsn);
         }
-        let gaps: [&'static [u8]; 3] = [&[0, 2, 0, 2], &[0, 2, 0, 3], &[0, 2, 0, 4]];
-        for (k, g) in gaps.into_iter().enumerate() {
-            d.packet_start();
-            let ms = 40.0 + k as f64;
-            d.sack(
-                &PacketCtx::test(10 + k as u64, ms, B, A),
-                &sack_gaps(0, g),
-                None,
-                false,
-            );
-        }
-        d.packet_start();
-        d.data(
-            &PacketCtx::test(20, 42.0 + resend_after_ms, A, B),
-            &data(1),
-            None,
-        );
+        sack_at(&mut d, 10, 40.0, 0, &[0, 2, 0, 2]);
+        sack_at(&mut d, 11, 41.0, 0, &[0, 2, 0, 3]);
+        sack_at(&mut d, 12, 42.0, 0, &[0, 2, 0, 4]);
+        send(&mut d, 20, 42.0 + resend_after_ms, B, 1);
         assert_eq!(d.retransmissions.len(), 1);
         (d.retransmissions[0].kind, d.timeouts.len())
     };
@@ -151,24 +141,11 @@ fn three_misses_make_a_fast_retransmission_only_right_after_a_sack() {
 fn an_expired_copy_already_resent_starts_the_outage_of_a_silent_path() {
     const B2: (&str, u16) = ("10.0.1.2", 2);
     let mut d = DirInfer::default();
-    let send = |d: &mut DirInfer, frame: u64, ms: f64, to: (&str, u16), tsn: u32| {
-        d.packet_start();
-        d.data(&PacketCtx::test(frame, ms, A, to), &data(tsn), None);
-    };
-    let sack2 = |d: &mut DirInfer, frame: u64, ms: f64| {
-        d.packet_start();
-        d.sack(
-            &PacketCtx::test(frame, ms, B, A),
-            &sack_gaps(0, &[0, 2, 0, 2]),
-            None,
-            false,
-        );
-    };
     send(&mut d, 1, 0.0, B, 1);
     send(&mut d, 2, 1.0, B, 2);
-    sack2(&mut d, 3, 40.0);
+    sack_at(&mut d, 3, 40.0, 0, &[0, 2, 0, 2]);
     send(&mut d, 4, 50.0, B2, 1);
-    sack2(&mut d, 5, 60.0);
+    sack_at(&mut d, 5, 60.0, 0, &[0, 2, 0, 2]);
     send(&mut d, 6, 3000.0, B, 1);
     send(&mut d, 7, 3100.0, B, 1);
     send(&mut d, 8, 3200.0, B2, 3);

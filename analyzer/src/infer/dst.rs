@@ -32,7 +32,8 @@ pub struct DstState {
     pub(super) last_good_ns: i64,
     /// Packet (per-direction sequence number) of that TSN (`u64::MAX`: none yet).
     pub(super) last_good_pkt: u64,
-    /// Earliest original transmission never acknowledged since `last_good_ns`.
+    /// Earliest original transmission never acknowledged since `last_good_ns`, or the
+    /// expired copy of a chunk already resent that opened the episode (`begin_episode`).
     pub(super) lost_since: Option<(i64, u64)>,
     /// Timeouts since `lost_since` was set.
     pub(super) episode_timeouts: Vec<u32>,
@@ -102,6 +103,14 @@ impl DstState {
             last_sack_from_frame: 0,
             acked_rtx_ns: None,
         }
+    }
+
+    /// Opens an outage episode at `at` (time, frame), with `expiry` as its first timeout.
+    pub(super) fn begin_episode(&mut self, at: (i64, u64), expiry: Option<u32>) {
+        self.lost_since = Some(at);
+        self.episode_timeouts.clear();
+        self.episode_rtx.clear();
+        self.episode_timeouts.extend(expiry);
     }
 
     /// RFC 9260 6.3.1 C2/C3: update SRTT/RTTVAR with a new measurement; returns SRTT + 4 RTTVAR.

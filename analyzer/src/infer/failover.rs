@@ -83,15 +83,17 @@ pub(super) fn diagnose_failovers(
         // (and 50 ms) the figure would tell the idle span, not the failover: none is given.
         // The same when the outage starts at a resent copy (no original lost): nothing went to
         // the old path between its last SACK and that copy.
-        let first_sent = match (truly_lost, f.outage_start_ns, silent) {
-            (None, None, Some(h)) => dir
-                .timeouts
-                .iter()
-                .find(|t| t.path == from && t.t_ns > h && t.t_ns <= f.t_ns)
-                .and_then(|t| t.timer_start_ns)
-                .map(|s| (h, s)),
-            (None, Some(s), _) if episode.is_empty() => f.last_heard_ns.map(|h| (h, s)),
-            _ => None,
+        // (An episode holds rows exactly when an original was lost in it.)
+        let first_sent = match (episode.is_empty(), f.outage_start_ns) {
+            (false, _) => None,
+            (true, Some(s)) => f.last_heard_ns.map(|h| (h, s)),
+            (true, None) => silent.and_then(|h| {
+                dir.timeouts
+                    .iter()
+                    .find(|t| t.path == from && t.t_ns > h && t.t_ns <= f.t_ns)
+                    .and_then(|t| t.timer_start_ns)
+                    .map(|s| (h, s))
+            }),
         };
         let idle = first_sent
             .filter(|&(h, s)| h <= f.t_ns && s - h > IDLE_SPAN_MIN_NS.max((f.t_ns - h) / 4));
