@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+# GNU time: the broken-input tests measure the CLI's peak RSS through it.
+[ -x /usr/bin/time ] || need_apt+=(time)
 # The Python package's tests run in a venv (python/run-tests.sh): Debian's python3 needs its venv.
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
