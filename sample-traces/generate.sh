@@ -23,6 +23,9 @@ patch -s -p1 < "$here/lab-stalls.patch"
 # (message sizes from MIN to MAX bytes, a fixed hash of the message number), and the server's -v
 # RECV lines gain sid, ssn, flags, cumtsn (struct sctp_rcvinfo) and rcv_epoch (delivery time).
 patch -s -p1 < "$here/lab-streams.patch"
+# lab-frozen.patch: netwire -K / gen.sh EAT_MSG (the wire drops every frame holding the DATA of
+# one client message, every copy on every path: a middlebox or receiver refusing one message).
+patch -s -p1 < "$here/lab-frozen.patch"
 export LAB_BIN="$work/bin"
 pat=${1:-.}
 run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
@@ -35,6 +38,8 @@ run() { # name "ENV=.." 'TRUTH_EXTRA' gen.sh args...
   python3 "$here/lifecycle_truth.py" "out/$name"
   # multistream runs: head-of-line blocking truth from the server's delivery log + the captures
   case $name in hol_*) python3 "$here/hol_truth.py" "out/$name" ;; esac
+  # message-eating runs: the refused TSN and its drops from the wire log -> truth
+  case $name in frozen_*) python3 "$here/frozen_truth.py" "out/$name" ;; esac
 }
 mkdir -p out
 T='"spurious_failover_expected": false'
@@ -78,6 +83,15 @@ run zerowin_p10 "STOP_READ_AT=0.3 MSGLEN=1000 VERBOSE=0" "{\"scenario\": \"paced
 # sender: the receiver never sees the dropped packets).
 run pmtu_p20 "BIG_MSG=1200:10 MTU_DROP_ABOVE=1000 VERBOSE=0" "{\"scenario\": \"paced 20 ms, 100-byte messages, every 10th 1200 bytes; from 2 s on the wire drops frames above 1000 bytes on both paths\", $T, \"stall\": {\"cause\": \"pmtu_black_hole\", \"drop_above_bytes\": 1000}}" \
   40 100 2 20 20 2 5
+# Frozen cumulative ack: paced 20 ms, 100-byte messages, no path failure; the wire drops every
+# frame holding client message 100 (2 s in), every copy on both paths (netwire -K,
+# lab-frozen.patch), while every other packet passes: the receiver acknowledges the later DATA
+# in gap blocks and its cumulative TSN ack stands still until the end. PMR 5 keeps both paths
+# in use for the run (the timer backs off: 6 expiries take 6.3 s at RTO.min 100 ms). The
+# `frozen_cum_ack` stall of issue 15: SACKs keep arriving, one TSN never gets acknowledged
+# though packets as large pass on the same path.
+run frozen_p20 "EAT_MSG=100 VERBOSE=0" "{\"scenario\": \"paced 20 ms, 100-byte messages, no path failure; the wire drops every copy of client message 100 (2 s in) on both paths\", $T, \"stall\": {\"cause\": \"frozen_cum_ack\", \"eaten_message\": 100}}" \
+  40 100 5 20 20 -1 6
 # Format variants of one short run: pcapng, nanosecond pcap, Linux cooked v1/v2, 96-byte snaplen.
 run fmt "SETUP_S=4 VERBOSE=0 EXTRA_CAPS=pcapng,nsec,sll,sll2,snap96" "{\"scenario\": \"format variants, primary cut at 2 s\", $T, \"cause\": \"path 1 cut\"}" \
   40 100 2 20 50 2 3

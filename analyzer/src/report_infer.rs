@@ -288,7 +288,7 @@ pub fn directions(c: TimeBase, a: &Association) -> Vec<DirectionReport> {
             streams: stream_reports(c, a, s as u8),
             streams_untracked_messages: a.streams.untracked_messages(s as u8),
             stalls: stall_reports(c, a, s as u8),
-            hol: a.hol.report(s as u8, sum.vantage).map(Box::new),
+            hol: a.hol.report(s as u8, sum.vantage, a.last_ns).map(Box::new),
             hol_missing: a
                 .hol
                 .missing_reason(s as u8, sum.vantage)

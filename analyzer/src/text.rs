@@ -257,6 +257,21 @@ fn hol_line(d: &crate::report_infer::DirectionReport) -> Option<String> {
         ),
         None => "none".to_string(),
     };
+    let single = if h.single_stream_waiting_at_end_messages > 0 {
+        format!(
+            "{single}, {} complete still waiting at the end",
+            h.single_stream_waiting_at_end_messages
+        )
+    } else {
+        single
+    };
+    let still = match h.waiting_at_end_max_ms {
+        Some(ms) => format!(
+            "; {} complete still waiting at the end (the longest {:.1} ms)",
+            h.waiting_at_end_messages, ms
+        ),
+        None => String::new(),
+    };
     let unattributed = if h.unattributed_messages > 0 {
         format!(
             "; {} behind a message the capture never showed",
@@ -266,7 +281,7 @@ fn hol_line(d: &crate::report_infer::DirectionReport) -> Option<String> {
         String::new()
     };
     Some(format!(
-        "      head-of-line ({clock}): {waited}; on one stream: {single}{unattributed}"
+        "      head-of-line ({clock}): {waited}{still}; on one stream: {single}{unattributed}"
     ))
 }
 

@@ -34,11 +34,16 @@ fn text_report_aborted_association() {
     insta::assert_snapshot!(analyzer::text::render_capture(&r));
 }
 
-/// Stalls (lab runs zerowin_p10 and pmtu_p20): the headline says STALLED, each stall in words.
+/// Stalls (lab runs zerowin_p10, pmtu_p20 and frozen_p20): the headline says STALLED, each
+/// stall in words.
 #[test]
 fn text_report_stalled_associations() {
     let mut out = String::new();
-    for name in ["zerowin_p10_sender.pcap", "pmtu_p20_sender.pcap"] {
+    for name in [
+        "zerowin_p10_sender.pcap",
+        "pmtu_p20_sender.pcap",
+        "frozen_p20_sender.pcap",
+    ] {
         out.push_str(&analyzer::text::render_capture(&report(name)));
     }
     insta::assert_snapshot!(out);

@@ -5,7 +5,10 @@
 //! frozen cumulative ack beside it and none of the few-ms closings after), its path MTU black
 //! hole (`pmtu_p20`: from 2 s on the wire drops frames above
 //! 1000 bytes, every 10th message is 1200 bytes) at the sender (the receiver never sees the
-//! dropped packets: it cannot tell them from a loss), and no stall at all on every other sample
+//! dropped packets: it cannot tell them from a loss), its refused message (`frozen_p20`: the wire
+//! drops every copy of one 100-byte message, everything else passes) as a `frozen_cum_ack` at
+//! the sender (the receiver sees no copy of it: a dead path looks the same from there), and no
+//! stall at all on every other sample
 //! trace, lab run and public capture (`../shared`, when present), none of which stalls. And what
 //! the Linux run shows after its stall: the receiver discarded DATA that reached it, the sender's
 //! timer expired and new DATA moved to path 2, a failover read as spurious with the cause
@@ -68,7 +71,7 @@ fn the_one_stall<'a>(name: &str, stalls: &[Found<'a>], cause: &str) -> Found<'a>
 
 #[test]
 fn the_stall_runs_stall_and_nothing_else_does() {
-    let (mut zero, mut lk_zero, mut pmtu, mut others) = (0, 0, 0, 0);
+    let (mut zero, mut lk_zero, mut pmtu, mut frozen, mut others) = (0, 0, 0, 0, 0);
     for p in captures() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         let opts = analyzer::analyze::Options::default();
@@ -143,6 +146,29 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             );
             assert!(s.evidence.contains("of up to 128 bytes"), "{}", s.evidence);
             assert!(s.end_s.is_none() && a.stalled, "{name}: {s:?}");
+        } else if name.starts_with("frozen_p20_sender") {
+            frozen += 1;
+            let (a, _, s) = the_one_stall(&name, &stalls, "frozen_cum_ack");
+            let truth = truth("frozen_p20");
+            let st = &truth["stall"];
+            let first_drop = st["first_drop_rel_sender_capture_s"].as_f64().unwrap();
+            // The cumulative ack last moved when the TSN before the refused one was
+            // acknowledged: a round trip (40 ms) and a delayed SACK (40 ms) after it was sent.
+            assert!(
+                s.t_s > first_drop - 0.1 && s.t_s < first_drop + 0.1,
+                "{name}: {s:?} {first_drop}"
+            );
+            let tsn = st["eaten_tsn"].as_u64().unwrap();
+            let sends = st["drops"].as_u64().unwrap();
+            assert!(
+                s.evidence.contains(&format!("stood at {} ", tsn - 1))
+                    && s.evidence
+                        .contains(&format!("TSN {tsn} was sent {sends} times")),
+                "{}",
+                s.evidence
+            );
+            // Refused to the end: the client gave up and aborted.
+            assert!(s.end_s.is_none() && a.stalled, "{name}: {s:?}");
         } else {
             others += 1;
             assert!(
@@ -152,13 +178,16 @@ fn the_stall_runs_stall_and_nothing_else_does() {
             assert!(r.associations.iter().all(|a| !a.stalled), "{name}");
         }
     }
-    println!("zero-window captures {zero} + {lk_zero} (Linux), black hole {pmtu}, others {others}");
+    println!(
+        "zero-window captures {zero} + {lk_zero} (Linux), black hole {pmtu}, frozen {frozen}, others {others}"
+    );
     assert_eq!(zero, 2, "sender and receiver captures of zerowin_p10");
     assert_eq!(
         lk_zero, 2,
         "sender and receiver captures of lk_zerowin_rcvbuf"
     );
     assert_eq!(pmtu, 1, "the sender capture of pmtu_p20");
+    assert_eq!(frozen, 1, "the sender capture of frozen_p20");
     assert!(others > 20, "the other sample traces");
 }
 

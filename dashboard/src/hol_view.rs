@@ -162,6 +162,11 @@ pub fn hol_view(d: &DirectionReport) -> Option<HolView> {
             ),
         ),
     };
+    let mut blocked = blocked;
+    if let Some(w) = waiting_words(h) {
+        blocked.push(' ');
+        blocked.push_str(&w);
+    }
     Some(HolView {
         state,
         clock: clock_words(h),
@@ -171,6 +176,20 @@ pub fn hol_view(d: &DirectionReport) -> Option<HolView> {
         blocked_messages: h.blocked_messages,
         single_stream_blocked_messages: h.single_stream_blocked_messages,
     })
+}
+
+/// The messages still waiting when the capture ended, in words (None with none).
+fn waiting_words(h: &HolReport) -> Option<String> {
+    let ms = h.waiting_at_end_max_ms?;
+    let one = h.waiting_at_end_messages == 1;
+    Some(format!(
+        "{} {} complete and still waiting for an earlier message of {} stream when the capture \
+         ended (the longest for {} ms).",
+        messages(h.waiting_at_end_messages),
+        if one { "was" } else { "were" },
+        if one { "its" } else { "their" },
+        ms1(ms)
+    ))
 }
 
 /// A stream's "HOL blocked (max ms)" cell: "12 (37.9)" (count, longest wait in ms), "0", or "—"
@@ -210,6 +229,9 @@ mod tests {
             single_stream_delay_ms: Some(dist(52.867, 50.2735)),
             single_stream_delay_sum_ms: 4752.118,
             unattributed_messages: 0,
+            waiting_at_end_messages: 0,
+            waiting_at_end_max_ms: None,
+            single_stream_waiting_at_end_messages: 0,
             streams: 4,
             evidence: "times of DATA arrivals in the capture (receiver vantage)".into(),
         }
@@ -249,6 +271,21 @@ mod tests {
              message is already on one stream: the same figures."
         );
         assert_eq!(ms0(-0.0), "0");
+    }
+
+    #[test]
+    fn messages_still_waiting_at_the_end_in_words() {
+        let mut h = report();
+        assert_eq!(waiting_words(&h), None);
+        h.waiting_at_end_messages = 200;
+        h.waiting_at_end_max_ms = Some(9_981.26);
+        assert_eq!(
+            waiting_words(&h).as_deref(),
+            Some(
+                "200 messages were complete and still waiting for an earlier message of their \
+                 stream when the capture ended (the longest for 9981.3 ms)."
+            )
+        );
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub(super) fn hol(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
         .flat_map(|a| {
             (0..2u8).filter_map(move |s| {
                 let sum = a.infer.summary[usize::from(s)].as_ref()?;
-                let h = a.hol.report(s, sum.vantage)?;
+                let h = a.hol.report(s, sum.vantage, a.last_ns)?;
                 Some((a.id as u32, u32::from(s), h))
             })
         })
@@ -182,6 +182,24 @@ pub(super) fn hol(c: &CaptureAnalysis) -> PolarsResult<DataFrame> {
             "single_stream_delay_sum_ms",
             rows.iter()
                 .map(|r| r.2.single_stream_delay_sum_ms)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "waiting_at_end_messages",
+            rows.iter()
+                .map(|r| r.2.waiting_at_end_messages)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "waiting_at_end_max_ms",
+            rows.iter()
+                .map(|r| r.2.waiting_at_end_max_ms)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "single_stream_waiting_at_end_messages",
+            rows.iter()
+                .map(|r| r.2.single_stream_waiting_at_end_messages)
                 .collect::<Vec<_>>(),
         ),
         col(

@@ -361,9 +361,28 @@ impl Dir {
                     return;
                 }
                 self.ordered_complete(k, slot.stream, slot.number, tsn, t);
+                self.release_passed(k, slot.stream);
             }
         } else if f & KNOWN != 0 {
             self.fragment_in_order(k, tsn, t, f);
+        }
+    }
+
+    /// Stream `st` waits on clock `k` for a message below the cumulative point, every TSN of
+    /// which has arrived: one the capture never showed. What waits behind it is released (as
+    /// `advance_over` does when the point moves over several TSNs at once).
+    #[cold]
+    fn release_passed(&mut self, k: usize, st: u16) {
+        let wide = self.wide;
+        let clock = &mut self.clocks[k];
+        let cum = clock.cum;
+        let sc = &mut self.streams[usize::from(st)].clocks[k];
+        while sc
+            .waiting
+            .front()
+            .is_some_and(|w| serial::le(w.first_tsn, cum))
+        {
+            Self::release(sc, clock, wide);
         }
     }
 

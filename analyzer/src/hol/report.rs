@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Clock, Dir, Hol, ARRIVALS, SACKS};
+use super::{Clock, Dir, Hol, ARRIVALS, KNOWN, LAST, NOT_YET, SACKS};
 use crate::infer::stats::Dist;
 use crate::infer::summary::Vantage;
 
@@ -31,6 +31,17 @@ pub struct HolReport {
     pub single_stream_delay_sum_ms: f64,
     /// Messages behind an earlier one the capture never showed: delivered, no delay given.
     pub unattributed_messages: u64,
+    /// Complete ordered messages still waiting for an earlier one of their stream when the
+    /// capture ended (not in `blocked_messages`: their wait has no end), and the longest wait
+    /// so far, ms (null with none).
+    #[serde(default)]
+    pub waiting_at_end_messages: u64,
+    #[serde(default)]
+    pub waiting_at_end_max_ms: Option<f64>,
+    /// The one-stream counterfactual's: complete messages above the cumulative point when the
+    /// capture ended (a TSN below them never arrived).
+    #[serde(default)]
+    pub single_stream_waiting_at_end_messages: u64,
     /// Streams followed (DATA on streams past 1024 only counts for the one-stream figures).
     pub streams: u64,
     pub evidence: String,
@@ -55,7 +66,8 @@ impl Clock {
 impl Hol {
     /// Head-of-line figures of DATA sender `sender` at `vantage`; None without DATA, or when the
     /// clock the vantage needs has nothing (no SACK seen) or lost TSNs to the window bound.
-    pub fn report(&self, sender: u8, vantage: Vantage) -> Option<HolReport> {
+    /// `last_ns`: the association's last packet (how long the messages still waiting waited).
+    pub fn report(&self, sender: u8, vantage: Vantage, last_ns: i64) -> Option<HolReport> {
         let d: &Dir = self.dir(sender)?;
         let k = clock_for(vantage);
         let c = &d.clocks[k];
@@ -88,6 +100,26 @@ impl Hol {
                 vantage.as_str()
             )
         };
+        // Still waiting at the end: the oldest complete one of each stream is its front.
+        let waiting_at_end: u64 = d
+            .streams
+            .iter()
+            .map(|h| h.clocks[k].waiting.len() as u64)
+            .sum();
+        let oldest = d
+            .streams
+            .iter()
+            .flat_map(|h| h.clocks[k].waiting.iter().map(|w| w.complete_ns))
+            .min();
+        let waiting_at_end_max_ms = oldest.map(|t| last_ns.saturating_sub(t).max(0) as f64 / 1e6);
+        if let Some(ms) = waiting_at_end_max_ms {
+            evidence.push_str(&format!(
+                "; {waiting_at_end} complete message(s) were still waiting for an earlier one of \
+                 their stream when the capture ended (the longest for {} ms): not counted as \
+                 blocked, their wait has no end in the capture",
+                crate::decimal::Fixed(ms, 1)
+            ));
+        }
         if c.unattributed > 0 {
             evidence.push_str(&format!(
                 "; {} message(s) behind a message the capture never showed (not captured, or cut \
@@ -114,6 +146,9 @@ impl Hol {
             single_stream_delay_ms: c.single_delays.as_ref().and_then(|d| d.dist()),
             single_stream_delay_sum_ms: c.single_delays.as_ref().map_or(0.0, |d| d.sum()),
             unattributed_messages: c.unattributed,
+            waiting_at_end_messages: waiting_at_end,
+            waiting_at_end_max_ms,
+            single_stream_waiting_at_end_messages: d.complete_above_cum(k),
             streams: d.streams.len() as u64,
             evidence,
         })
@@ -149,5 +184,25 @@ impl Hol {
         let h = d.streams.iter().find(|h| h.sid == sid)?;
         let sc = &h.clocks[k];
         Some((sc.blocked, sc.delays.as_ref().and_then(|d| d.dist())))
+    }
+}
+
+impl Dir {
+    /// Complete messages above clock `k`'s cumulative point: on one stream, still waiting at
+    /// the end (their last fragment arrived, a lower TSN did not).
+    fn complete_above_cum(&self, k: usize) -> u64 {
+        let mut n = 0;
+        let mut tsn = self.clocks[k].cum.wrapping_add(1);
+        while self.held(tsn) {
+            let s = self.at(tsn);
+            if s.flags & (KNOWN | LAST) == KNOWN | LAST
+                && s.t[k] != NOT_YET
+                && self.message_complete(k, tsn, s.t[k]).is_some()
+            {
+                n += 1;
+            }
+            tsn = tsn.wrapping_add(1);
+        }
+        n
     }
 }

@@ -11,6 +11,8 @@ const B: &str = "10.0.0.2";
 struct Run {
     hol: Hol,
     frame: u64,
+    /// The last packet's time (the association's `last_ns`).
+    last_ns: i64,
 }
 
 fn data(tsn: u32, sid: u16, ssn: u32, b: bool, e: bool, u: bool) -> DataChunk {
@@ -33,6 +35,7 @@ impl Run {
         Run {
             hol: Hol::default(),
             frame: 0,
+            last_ns: 0,
         }
     }
 
@@ -40,7 +43,9 @@ impl Run {
         self.frame += 1;
         let (a, b) = ((A, 1), (B, 2));
         let (src, dst) = if from_a { (a, b) } else { (b, a) };
-        PacketCtx::test(self.frame, ms, src, dst)
+        let ctx = PacketCtx::test(self.frame, ms, src, dst);
+        self.last_ns = ctx.ts_ns;
+        ctx
     }
 
     /// Endpoint 0 sends (or the receiver sees arrive) `d` at `ms`.
@@ -94,7 +99,7 @@ impl Run {
     }
 
     fn report(&self, v: Vantage) -> HolReport {
-        self.hol.report(0, v).expect("a report")
+        self.hol.report(0, v, self.last_ns).expect("a report")
     }
 }
 
@@ -122,6 +127,59 @@ fn in_order_messages_never_wait() {
     // Everything settled by both clocks is dropped.
     let d = r.hol.dirs[0].as_ref().unwrap();
     assert_eq!(d.base, d.end);
+}
+
+/// A message that never comes (lab run `frozen_p20`: every copy of it dropped): the messages of
+/// its stream behind it are complete but still waiting when the capture ends; counted apart from
+/// the blocked ones (their wait has no end), with the longest wait so far.
+#[test]
+fn messages_still_waiting_when_the_capture_ends_are_counted_apart() {
+    let mut r = Run::new();
+    r.init(1);
+    r.msg(0.0, 1, 0, 0);
+    // TSN 2 (SSN 1) never arrives.
+    r.msg(20.0, 3, 0, 2);
+    r.msg(40.0, 4, 0, 3);
+    r.sack(60.0, 1, &[(2, 3)]);
+    r.msg(80.0, 5, 1, 0); // another stream: delivered
+    r.sack(1000.0, 1, &[(2, 4)]);
+    for (v, first_ms) in [(Vantage::Receiver, 20.0), (Vantage::Sender, 60.0)] {
+        let h = r.report(v);
+        assert_eq!(h.blocked_messages, 0, "{v:?}");
+        assert_eq!(h.waiting_at_end_messages, 2, "{v:?}");
+        assert_eq!(h.waiting_at_end_max_ms, Some(1000.0 - first_ms), "{v:?}");
+        // On one stream TSN 5 (stream 1) waits too.
+        assert_eq!(h.single_stream_waiting_at_end_messages, 3, "{v:?}");
+        assert!(
+            h.evidence
+                .contains("2 complete message(s) were still waiting"),
+            "{}",
+            h.evidence
+        );
+    }
+}
+
+/// The capture missed TSNs 2-3 (SSNs 1-2) while nothing was lost (study run
+/// `sctp-vs-tcp-loss_rtomin200_loss0_r1`: 963 messages read as waiting to the end): on either
+/// clock the cumulative point passes them in order, so the later messages of the stream are
+/// released unattributed, never left waiting.
+#[test]
+fn messages_behind_ones_the_capture_missed_in_order_are_unattributed() {
+    let mut r = Run::new();
+    r.init(1);
+    r.msg(0.0, 1, 0, 0);
+    r.sack(10.0, 3, &[]); // acknowledges 2 and 3: the receiver had them
+    r.msg(20.0, 4, 0, 3);
+    r.msg(40.0, 5, 0, 4);
+    r.sack(60.0, 5, &[]);
+    // Arrivals: SSNs 3 and 4 waited until the SACK showed 2-3 received, both released; SACKs:
+    // the point passes 2-4 in order, SSN 3 released, SSN 4 then in order.
+    for (v, unattributed) in [(Vantage::Receiver, 2), (Vantage::Sender, 1)] {
+        let h = r.report(v);
+        assert_eq!(h.waiting_at_end_messages, 0, "{v:?}");
+        assert_eq!(h.unattributed_messages, unattributed, "{v:?}");
+        assert_eq!((h.ordered_messages, h.blocked_messages), (3, 0), "{v:?}");
+    }
 }
 
 /// Streams 0 and 1 alternate; TSN 3 (stream 0, SSN 1) is lost and comes again at 100 ms: SSN 2
@@ -292,10 +350,10 @@ fn without_sacks_the_sender_vantage_has_no_figures() {
     let mut r = Run::new();
     r.init(1);
     r.msg(0.0, 1, 0, 0);
-    assert!(r.hol.report(0, Vantage::Sender).is_none());
-    assert!(r.hol.report(0, Vantage::Receiver).is_some());
+    assert!(r.hol.report(0, Vantage::Sender, 0).is_none());
+    assert!(r.hol.report(0, Vantage::Receiver, 0).is_some());
     // No DATA at all in the other direction.
-    assert!(r.hol.report(1, Vantage::Receiver).is_none());
+    assert!(r.hol.report(1, Vantage::Receiver, 0).is_none());
     assert_eq!(r.hol.stream(0, Vantage::Sender, 0), None);
 }
 
@@ -308,7 +366,7 @@ fn memory_stays_bounded_without_sacks() {
     }
     assert!(r.hol.dirs[0].as_ref().unwrap().ring.len() <= MAX_WINDOW);
     // The SACK clock lost TSNs it never saw acknowledged: no figures rather than wrong ones.
-    assert!(r.hol.report(0, Vantage::Sender).is_none());
+    assert!(r.hol.report(0, Vantage::Sender, 0).is_none());
     let h = r.report(Vantage::Receiver);
     assert_eq!(h.blocked_messages, 0);
     assert_eq!(h.ordered_messages, MAX_WINDOW as u64 * 3);

@@ -11,7 +11,11 @@
 //!   advance for longer than max(1 s, 3 RTO) while DATA is outstanding, and they report nothing
 //!   received beyond it (no gap blocks: not loss recovery waiting for a retransmission) and
 //!   their window is open (a closed one is a `zero_window`: the freeze is timed from its last
-//!   closed SACK) — a receiver that stopped taking data, a peer stack fault.
+//!   closed SACK) — a receiver that stopped taking data, a peer stack fault; or SACKs with gap
+//!   blocks while one TSN is sent again and again (three times or more) and never acknowledged
+//!   though DATA packets as large or larger, first sent after its first resend to a destination
+//!   it was resent to, are (their TSNs in the gap blocks): neither the path nor the size keeps
+//!   it out, the peer or a middlebox refuses that TSN (`Episode::size` > 0 tells this kind).
 //!
 //! Fed the DATA / I-DATA and SACK / NR-SACK chunks of one association by the tracker
 //! (`Stalls::wants`); knows nothing of the other analyses. The RTO part of the `frozen_cum_ack`
@@ -23,8 +27,10 @@ mod tests;
 
 pub use report::StallReport;
 
+use std::net::IpAddr;
+
 use crate::packet::PacketCtx;
-use crate::sctp::{types, Chunk};
+use crate::sctp::{types, Chunk, SackChunk};
 use crate::serial;
 
 /// The least time a frozen cumulative ack must last (the RTO part comes at report time).
@@ -75,9 +81,13 @@ pub struct Episode {
     /// zero_window: the smallest window advertised; frozen_cum_ack: the cumulative TSN ack.
     pub value: u32,
     /// pmtu_black_hole: the large packet's size, and the largest DATA packet first sent after
-    /// it while later ones got through, bytes.
+    /// it while later ones got through, bytes. frozen_cum_ack of a refused TSN: the size of the
+    /// packet that carried it, and of the later one as large or larger that was acknowledged
+    /// (0 for a freeze without gap blocks).
     pub size: u32,
     pub acked_max: u32,
+    /// frozen_cum_ack of a refused TSN: that TSN.
+    pub tsn: u32,
 }
 
 /// A DATA packet sent more than once and never acknowledged (the first such of a direction).
@@ -92,14 +102,25 @@ struct Big {
     later_max: u32,
     /// A SACK acknowledged (gap blocks) a TSN above it: later packets got through.
     passed: bool,
+    /// The destinations it was resent to (two kept).
+    dsts: [Option<IpAddr>; 2],
+    /// The first DATA packet first sent after its first resend to one of `dsts`, at least as
+    /// large as it: TSN and size.
+    probe: Option<(u32, u32)>,
+    /// A SACK acknowledged `probe`'s TSN in a gap block: the path takes packets of that size.
+    probe_acked: bool,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Dir {
     highest: Option<u32>,
     cum: Option<u32>,
-    /// When the cumulative ack last advanced (or was first seen).
+    /// When the cumulative ack last advanced (or was first seen), or a SACK said why it did
+    /// not (gap blocks, a closed window).
     advanced: Option<(i64, u64)>,
+    /// When the cumulative ack last advanced (or was first seen), and the SACKs since.
+    moved: Option<(i64, u64)>,
+    sacks_unmoved: u32,
     sacks_since: u32,
     /// Index in `episodes` of the open episode of each cause.
     open: [Option<usize>; 3],
@@ -155,15 +176,35 @@ impl Stalls {
             Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
             Chunk::Sack(k) => {
                 let gaps = k.n_gap_blocks > 0;
-                // RFC 9260 3.3.4: gap blocks are offsets from the cumulative TSN ack.
-                let highest_gap = (gaps && self.dirs[1 - s].big.is_some())
-                    .then(|| k.gap_blocks().map(|g| g.end).max())
-                    .flatten()
-                    .map(|e| k.cum_tsn_ack.wrapping_add(u32::from(e)));
+                let highest_gap = if gaps && self.dirs[1 - s].big.is_some() {
+                    self.gap_acked(1 - s, k)
+                } else {
+                    None
+                };
                 self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, gaps, highest_gap)
             }
             _ => {}
         }
+    }
+
+    /// While a resent packet is watched: the highest TSN the SACK's gap blocks acknowledge, and
+    /// whether they acknowledge the watched packet's probe (RFC 9260 3.3.4: gap blocks are
+    /// offsets from the cumulative TSN ack).
+    #[cold]
+    fn gap_acked(&mut self, s: usize, k: &SackChunk<'_>) -> Option<u32> {
+        let cum = k.cum_tsn_ack;
+        let b = self.dirs[s].big.as_mut()?;
+        if let (Some((tsn, _)), false) = (b.probe, b.probe_acked) {
+            let off = tsn.wrapping_sub(cum);
+            b.probe_acked = off <= u32::from(u16::MAX)
+                && k.gap_blocks().any(|g| {
+                    g.start <= g.end && (u32::from(g.start)..=u32::from(g.end)).contains(&off)
+                });
+        }
+        k.gap_blocks()
+            .map(|g| g.end)
+            .max()
+            .map(|e| cum.wrapping_add(u32::from(e)))
     }
 
     /// The episodes so far, in the order they began.
@@ -189,6 +230,7 @@ impl Stalls {
             value: 0,
             size: 0,
             acked_max: 0,
+            tsn: 0,
         };
         fill(&mut e);
         self.dirs[s].open[slot(cause)] = Some(self.episodes.len());
@@ -219,6 +261,9 @@ impl Stalls {
             d.highest = Some(tsn);
             if let (true, Some(b)) = (new_packet, &mut d.big) {
                 b.later_max = b.later_max.max(ctx.len);
+                if b.probe.is_none() && ctx.len >= b.size && b.dsts.contains(&Some(ctx.dst)) {
+                    b.probe = Some((tsn, ctx.len));
+                }
             }
         } else if new_packet {
             self.resent(ctx, s, tsn);
@@ -235,7 +280,14 @@ impl Stalls {
     fn resent(&mut self, ctx: &PacketCtx, s: usize, tsn: u32) {
         let d = &mut self.dirs[s];
         match &mut d.big {
-            Some(b) if b.tsn == tsn => b.sends += 1,
+            Some(b) if b.tsn == tsn => {
+                b.sends += 1;
+                if !b.dsts.contains(&Some(ctx.dst)) {
+                    if let Some(free) = b.dsts.iter_mut().find(|x| x.is_none()) {
+                        *free = Some(ctx.dst);
+                    }
+                }
+            }
             Some(_) => return,
             None => {
                 d.big = Some(Big {
@@ -246,10 +298,41 @@ impl Stalls {
                     sends: 2,
                     later_max: 0,
                     passed: false,
+                    dsts: [Some(ctx.dst), None],
+                    probe: None,
+                    probe_acked: false,
                 })
             }
         }
         self.check_black_hole(s);
+    }
+
+    /// A TSN sent again and again that a path taking packets as large does not deliver (its
+    /// probe was acknowledged): the cumulative ack is frozen on it since it last moved.
+    fn check_refused(&mut self, s: usize) {
+        let d = &self.dirs[s];
+        let (Some(b), Some(moved), Some(cum)) = (d.big, d.moved, d.cum) else {
+            return;
+        };
+        if b.sends < BLACK_HOLE_SENDS || !b.probe_acked {
+            return;
+        }
+        let acked = b.probe.map_or(0, |p| p.1);
+        let sacks = d.sacks_unmoved;
+        self.open(s, Cause::FrozenCumAck, moved, |e| {
+            e.value = cum;
+            e.size = b.size;
+            e.acked_max = acked;
+            e.tsn = b.tsn;
+            // This SACK is counted below.
+            e.sacks = sacks.saturating_sub(1);
+        });
+        if let Some(e) = self.open_episode(s, Cause::FrozenCumAck) {
+            e.sacks += 1;
+            if e.size > 0 {
+                e.data_sends = b.sends;
+            }
+        }
     }
 
     fn check_black_hole(&mut self, s: usize) {
@@ -265,6 +348,11 @@ impl Stalls {
         }
         if let Some(e) = self.open_episode(s, Cause::PmtuBlackHole) {
             e.data_sends = b.sends;
+        }
+        if let Some(e) = self.open_episode(s, Cause::FrozenCumAck) {
+            if e.size > 0 {
+                e.data_sends = b.sends;
+            }
         }
     }
 
@@ -307,19 +395,27 @@ impl Stalls {
             }
         }
         let d = &mut self.dirs[s];
+        d.sacks_unmoved += 1;
         if advanced {
             d.cum = Some(cum);
             d.advanced = Some((ctx.ts_ns, ctx.frame));
+            d.moved = d.advanced;
+            d.sacks_unmoved = 0;
             d.sacks_since = 0;
             if d.big.is_some() || d.open[slot(Cause::FrozenCumAck)].is_some() {
                 self.advanced_over(ctx, s, cum);
             }
         } else if gaps {
             // Loss recovery: the receiver takes data beyond a missing TSN (RFC 9260 6.2), the
-            // cumulative ack waits for its retransmission. Not a frozen receiver.
+            // cumulative ack waits for its retransmission. Not a frozen receiver, unless the
+            // missing TSN is refused (`check_refused`).
             d.sacks_since = 0;
             d.advanced = Some((ctx.ts_ns, ctx.frame));
-            self.close(s, Cause::FrozenCumAck, ctx);
+            if d.big.is_some_and(|b| b.probe_acked) {
+                self.check_refused(s);
+            } else {
+                self.close(s, Cause::FrozenCumAck, ctx);
+            }
         } else if closed {
             // The closed window is why the cumulative ack stands (a `zero_window`): a freeze
             // is timed from its last closed SACK, once the window opened again.

@@ -94,6 +94,16 @@ fn evidence(e: &Episode, last_ns: i64, rto_ms: Option<f64>) -> String {
             "a {}-byte DATA packet (TSN {}) was sent {} times and never acknowledged while DATA packets of up to {} bytes sent after it got through (the peer acknowledged TSNs above it): packets above some size are dropped on the path (a path MTU black hole, RFC 4821 / RFC 8899), {how_long}",
             e.size, e.value, e.data_sends, e.acked_max
         ),
+        Cause::FrozenCumAck if e.size > 0 => format!(
+            "the cumulative TSN ack stood at {} {how_long} (more than max(1 s, 3 RTO{})) while {} SACKs acknowledged later DATA in gap blocks: TSN {} was sent {} times in a {}-byte packet and never acknowledged, though a later {}-byte DATA packet to a destination it was resent to was: neither the path nor the packet size keeps it out, the peer or a middlebox refuses it",
+            e.value,
+            rto_ms.map_or(String::new(), |r| format!(" = {} ms", crate::decimal::Fixed(3.0 * r, 0))),
+            e.sacks,
+            e.tsn,
+            e.data_sends,
+            e.size,
+            e.acked_max,
+        ),
         Cause::FrozenCumAck => format!(
             "{} SACKs arrived with the cumulative TSN ack stuck at {} while DATA was outstanding, {how_long} (more than max(1 s, 3 RTO{})): the receiver takes no more data though it answers",
             e.sacks,

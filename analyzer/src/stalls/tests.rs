@@ -32,7 +32,16 @@ impl Run {
 
     /// Endpoint 0 sends one DATA packet of `len` bytes carrying `tsn` (payload len - 28).
     fn data(&mut self, ms: f64, tsn: u32, len: u32) {
-        let ctx = self.ctx(ms, true, len);
+        self.data_to(ms, tsn, len, B);
+    }
+
+    /// `data` to destination address `to`.
+    fn data_to(&mut self, ms: f64, tsn: u32, len: u32, to: &str) {
+        self.frame += 1;
+        let ctx = PacketCtx {
+            len,
+            ..PacketCtx::test(self.frame, ms, (A, 1), (to, 2))
+        };
         let d = DataChunk {
             idata: false,
             tsn,
@@ -56,13 +65,22 @@ impl Run {
     /// Endpoint 1 sends a SACK announcing `gaps` gap blocks, each acknowledging cum + 2 (a
     /// TSN above a missing cum + 1).
     fn sack_gaps(&mut self, ms: f64, cum: u32, a_rwnd: u32, gaps: u16) {
+        let blocks = vec![(2, 2); usize::from(gaps)];
+        self.sack_blocks(ms, cum, a_rwnd, &blocks);
+    }
+
+    /// Endpoint 1 sends a SACK with these gap blocks (start, end offsets from `cum`).
+    fn sack_blocks(&mut self, ms: f64, cum: u32, a_rwnd: u32, blocks: &[(u16, u16)]) {
         let ctx = self.ctx(ms, false, 28);
-        let bytes: Vec<u8> = (0..gaps).flat_map(|_| [0u8, 2, 0, 2]).collect();
+        let bytes: Vec<u8> = blocks
+            .iter()
+            .flat_map(|&(a, b)| [a.to_be_bytes(), b.to_be_bytes()].concat())
+            .collect();
         let k = SackChunk {
             nr: false,
             cum_tsn_ack: cum,
             a_rwnd,
-            n_gap_blocks: gaps,
+            n_gap_blocks: blocks.len() as u16,
             n_nr_gap_blocks: 0,
             n_dup_tsns: 0,
             gap_bytes: &bytes,
@@ -257,6 +275,74 @@ fn a_lost_packet_resent_while_same_size_ones_pass_is_no_black_hole() {
         .report(None, 2000.0)
         .iter()
         .all(|x| x.cause != "pmtu_black_hole"));
+}
+
+/// One TSN refused (lab run `frozen_p20`: the wire drops every copy of one message): resent
+/// again and again to a destination that acknowledges later packets of the same size in gap
+/// blocks, the cumulative ack frozen since it last moved.
+#[test]
+fn a_tsn_resent_again_and_again_while_as_large_ones_pass_is_a_frozen_cum_ack() {
+    let mut r = Run::new();
+    for t in 1..=3 {
+        r.data(f64::from(t) * 20.0, t, 128);
+    }
+    r.sack(100.0, 1, 60_000); // the cumulative ack's last move
+    r.sack_blocks(110.0, 1, 60_000, &[(2, 2)]); // 3 arrived, 2 did not
+    r.data(200.0, 2, 128); // fast retransmission
+    r.data(220.0, 4, 128); // as large, to the same destination: the probe
+    r.sack_blocks(260.0, 1, 60_000, &[(2, 3)]);
+    // Resent to the other destination too, at each expiry; new DATA keeps passing.
+    for k in 0..6 {
+        let t = 500.0 + 400.0 * f64::from(k);
+        r.data_to(t, 2, 128, if k % 2 == 0 { "10.0.1.2" } else { B });
+        r.data(t + 20.0, 5 + k, 128);
+        r.sack_blocks(t + 60.0, 1, 60_000, &[(2, 4 + k as u16)]);
+    }
+    let s = r.report(Some(200.0), 3000.0);
+    assert_eq!(s.len(), 1, "{s:?}");
+    let f = &s[0];
+    assert_eq!(f.cause, "frozen_cum_ack");
+    assert!((f.t_s - 0.1).abs() < 1e-9 && f.end_s.is_none(), "{f:?}");
+    assert!(
+        f.evidence.contains("stood at 1 ")
+            && f.evidence
+                .contains("TSN 2 was sent 8 times in a 128-byte packet")
+            && f.evidence.contains("8 SACKs")
+            && f.evidence.contains("later 128-byte DATA packet"),
+        "{}",
+        f.evidence
+    );
+    // Acknowledged at last: the episode ends there.
+    r.sack(3100.0, 10, 60_000);
+    let s = r.report(Some(200.0), 3200.0);
+    assert_eq!(s[0].end_s, Some(3.1), "{s:?}");
+    // Shorter than max(1 s, 3 RTO) with an RTO of 2 s: none.
+    assert!(r.report(Some(2000.0), 3200.0).is_empty());
+}
+
+/// A dead path (Linux without PF keeps resending to it): the lost TSN is resent only to the
+/// dead destination while later DATA passes on the other one. Loss recovery on a failed path,
+/// not a refused TSN; and a later packet smaller than the resent one proves nothing either.
+#[test]
+fn a_tsn_resent_only_to_a_dead_destination_or_larger_than_what_passes_is_none() {
+    for (dead, later_len) in [("10.0.1.2", 128), (B, 100)] {
+        let mut r = Run::new();
+        for t in 1..=3 {
+            r.data_to(f64::from(t) * 20.0, t, 128, dead);
+        }
+        r.sack(100.0, 1, 60_000);
+        for k in 0..8 {
+            let t = 200.0 + 400.0 * f64::from(k);
+            r.data_to(t, 2, 128, dead);
+            r.data(t + 20.0, 4 + k, later_len);
+            r.sack_blocks(t + 60.0, 1, 60_000, &[(2, 3 + k as u16)]);
+        }
+        let s = r.report(Some(200.0), 3500.0);
+        assert!(
+            s.iter().all(|x| x.cause != "frozen_cum_ack"),
+            "{dead}: {s:?}"
+        );
+    }
 }
 
 #[test]
