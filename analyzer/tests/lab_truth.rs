@@ -442,3 +442,36 @@ fn lab_truth_scored() {
         failed.len()
     );
 }
+
+/// Every association's DATA directions at the receiver vantage report as many failovers and
+/// failbacks as at the sender's, on every lab run with both captures (usrsctp and, when present,
+/// the Linux kernel's). In an RTT spike a retransmission to the alternate path arrives before its
+/// original, delayed on the primary: its first sight is no new DATA moved
+/// (`spike_p20_rtomin1000`: one failover and one failback at the receiver, none at the sender,
+/// before; `spike_p20_rtomin100`: two and one).
+#[test]
+fn the_receiver_sees_the_senders_failovers() {
+    let mut dirs = vec![common::samples_dir()];
+    if let Some(s) = common::shared_dir() {
+        dirs.push(s.join("captures/lab"));
+        dirs.push(s.join("captures/lab-linux"));
+    }
+    let counts = |r: &CaptureReport| -> Vec<(usize, usize)> {
+        r.associations
+            .iter()
+            .flat_map(|a| a.directions.iter())
+            .filter(|d| d.data_chunks >= 20)
+            .map(|d| (d.failovers.len(), d.failbacks.len()))
+            .collect()
+    };
+    let mut n = 0;
+    for d in dirs {
+        for pre in runs(&d) {
+            let (_, snd) = common::analyze(&capture(&pre, "sender").unwrap());
+            let (_, rcv) = common::analyze(&capture(&pre, "receiver").unwrap());
+            assert_eq!(counts(&snd), counts(&rcv), "{}", pre.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "lab runs with both captures: {n}");
+}

@@ -386,6 +386,9 @@ pub(super) mod tests {
             hb_strikes: 0,
             policy: None,
             chain_reset_ns: None,
+            to_first_seen: Vec::new(),
+            moved: false,
+            outrun_ns: None,
         }
     }
 

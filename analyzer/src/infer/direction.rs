@@ -258,6 +258,7 @@ impl DirInfer {
             }
             None if below_cum => {
                 // Retransmission of a TSN already acknowledged: the original was delivered.
+                self.note_outrun(ctx, d.tsn, path);
                 self.push_rtx(Retransmission {
                     tsn: d.tsn,
                     t_ns: ctx.ts_ns,
@@ -350,6 +351,7 @@ impl DirInfer {
             dst.timer_nr = Some((ctx.ts_ns, TimerStart::Send));
         }
         self.switch_check(ctx, path);
+        self.note_first_sight(path, d.tsn);
         self.message_chunk(ctx, d, deadline_ns);
     }
 
@@ -399,6 +401,9 @@ impl DirInfer {
             hb_strikes: 0,
             policy: None,
             chain_reset_ns: old.acked_rtx_ns,
+            to_first_seen: Vec::new(),
+            moved: false,
+            outrun_ns: None,
         });
         // The episode that led to this failover is closed; a later one starts afresh.
         let old = &mut self.dsts[cur as usize];

@@ -1,5 +1,6 @@
 //! Retransmissions of one direction (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit) and their
-//! grouping into T3-rtx expiries: the rows, the outage bookkeeping and the timers they restart.
+//! grouping into T3-rtx expiries: the rows, the outage bookkeeping and the timers they restart;
+//! and retransmissions that outran their originals past a failover (`note_outrun`).
 
 use super::*;
 
@@ -28,9 +29,48 @@ impl DirInfer {
         last_sack.is_some_and(|s| now - s <= window)
     }
 
+    /// The first sight of `tsn`, on `path`: followed when the latest failover's new destination
+    /// takes the new DATA (`Failover::to_first_seen`).
+    pub(super) fn note_first_sight(&mut self, path: PathIdx, tsn: u32) {
+        let cur = self.cur_dst;
+        let Some(f) = self.failovers.last_mut() else {
+            return;
+        };
+        if path != f.to || cur != Some(path) || f.moved {
+            return;
+        }
+        f.outrun_ns = None;
+        if f.to_first_seen.len() < crate::infer::events::OUTRUN_TSNS {
+            f.to_first_seen.push(tsn);
+        } else {
+            f.moved = true;
+        }
+    }
+
+    /// A second copy of `tsn`, on `path`: when the latest failover's new destination showed it
+    /// first and it comes on the old one, it was a retransmission outrunning its original
+    /// (`Failover::outrun_ns`).
+    pub(super) fn note_outrun(&mut self, ctx: &PacketCtx, tsn: u32, path: PathIdx) {
+        let Some(f) = self.failovers.last_mut() else {
+            return;
+        };
+        if path != f.from || f.moved {
+            return;
+        }
+        if let Some(i) = f.to_first_seen.iter().position(|&t| t == tsn) {
+            f.to_first_seen.swap_remove(i);
+            if f.to_first_seen.is_empty() {
+                f.outrun_ns = Some(ctx.ts_ns);
+            }
+        }
+    }
+
     /// A TSN sent again (RFC 9260 6.3.3 timeout, 7.2.4 fast retransmit).
     pub(super) fn retransmit(&mut self, ctx: &PacketCtx, tsn: u32, i: usize, path: PathIdx) {
         let e = self.tsns[i];
+        if e.tx == 1 {
+            self.note_outrun(ctx, tsn, path);
+        }
         // Three miss indications make a fast retransmission only when a SACK came just before
         // (RFC 9260 7.2.4); long after the last one only a T3-rtx expiry sends it (6.3.3 E3):
         // a fast retransmission lost on an alternate path whose RTO is still RTO.Initial.

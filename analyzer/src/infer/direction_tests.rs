@@ -158,3 +158,35 @@ fn an_expired_copy_already_resent_starts_the_outage_of_a_silent_path() {
     assert_eq!(f.timeouts.len(), 1);
     assert_eq!(d.timeouts[f.timeouts[0] as usize].t_ns, 3_100_000_000);
 }
+
+/// At the receiver vantage (lab run `spike_p20_rtomin1000`): retransmissions to the alternate
+/// address arrive before their originals, delayed on the primary; the originals then arrive
+/// there, acknowledged already. The "failover" their first sight made is marked outrun; new DATA
+/// first seen on the alternate address clears the mark (a real move).
+#[test]
+fn a_failover_whose_first_data_arrive_again_on_the_old_path_is_outrun() {
+    const B2: (&str, u16) = ("10.0.1.2", 2);
+    let mut d = DirInfer::default();
+    send(&mut d, 1, 0.0, B, 1);
+    send(&mut d, 2, 20.0, B, 2);
+    send(&mut d, 3, 500.0, B2, 3); // outran 3 and 4, still on their way over B
+    send(&mut d, 4, 500.0, B2, 4);
+    sack_at(&mut d, 5, 501.0, 4, &[]);
+    send(&mut d, 6, 520.0, B, 3); // the delayed originals
+    assert_eq!(d.failovers.len(), 1);
+    assert_eq!(d.failovers[0].outrun_ns, None, "4 not seen again yet");
+    send(&mut d, 7, 540.0, B, 4);
+    assert_eq!(d.failovers[0].outrun_ns, Some(540_000_000));
+    send(&mut d, 8, 560.0, B, 5); // new DATA back on B: the failback
+    assert_eq!(d.failbacks.len(), 1);
+
+    // The same, but new DATA keeps coming over B2: the sender moved.
+    let mut d = DirInfer::default();
+    send(&mut d, 1, 0.0, B, 1);
+    send(&mut d, 2, 500.0, B2, 2);
+    send(&mut d, 3, 520.0, B, 2);
+    assert!(d.failovers[0].outrun_ns.is_some());
+    send(&mut d, 4, 540.0, B2, 3);
+    assert_eq!(d.failovers[0].outrun_ns, None);
+    assert!(d.failbacks.is_empty());
+}

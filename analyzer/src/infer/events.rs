@@ -145,6 +145,9 @@ pub struct Retransmission {
     pub orig_passed_over: bool,
 }
 
+/// TSNs first seen on a failover's new destination that are followed (`Failover::to_first_seen`).
+pub const OUTRUN_TSNS: usize = 64;
+
 #[derive(Debug, Clone)]
 pub struct Failover {
     pub t_ns: i64,
@@ -189,6 +192,14 @@ pub struct Failover {
     /// the failover: a stack that clears the error count then (RFC 9260 8.2, Linux) restarts
     /// its chain of expiries there.
     pub chain_reset_ns: Option<i64>,
+    /// TSNs first seen on `to` while it took the new DATA (up to `OUTRUN_TSNS`; past it,
+    /// `moved`), less those seen again on `from` since.
+    pub to_first_seen: Vec<u32>,
+    pub moved: bool,
+    /// When every TSN first seen on `to` had been seen again on `from`: at the receiver vantage,
+    /// retransmissions that outran their originals delayed on the old path (an RTT spike), no
+    /// new DATA moved (`summary::drop_outrun_failovers`). Cleared by a later first sight on `to`.
+    pub outrun_ns: Option<i64>,
 }
 
 /// How a sender chose to move new DATA off a failing destination.

@@ -374,6 +374,7 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
 
     let dir = &mut inf.dirs[s];
     if vantage == Vantage::Receiver {
+        drop_outrun_failovers(dir);
         // At the receiver a retransmission is only visible when the original arrived too; one
         // whose earlier copy the receiver discarded (another chunk of its packet acknowledged,
         // or TSNs that arrived after it taken and not it: a receiver handles its arrivals in
@@ -489,6 +490,33 @@ pub fn summarise(inf: &mut AssocInfer, s: usize) -> DirSummary {
         burstiness,
         max_gap_ms,
         deadline_missed: inf.deadline_ns.map(|_| inf.dirs[s].deadline_missed),
+    }
+}
+
+/// At the receiver vantage a retransmission sent to another destination arrives before its
+/// original when the old path is slow (an RTT spike): its first sight reads as new DATA moved,
+/// and the delayed original's arrival on the old path, then new DATA there, as a failback. A
+/// failover whose first DATA was seen again on the old path (`Failover::outrun_ns`) is no
+/// failover of the sender: it goes, with the failback that ended it (RFC 9260 6.4: a
+/// retransmission may go to another active destination; the sender's new DATA never moved).
+fn drop_outrun_failovers(dir: &mut super::direction::DirInfer) {
+    let mut i = 0;
+    while i < dir.failovers.len() {
+        let f = &dir.failovers[i];
+        if f.outrun_ns.is_none() {
+            i += 1;
+            continue;
+        }
+        let (t, from) = (f.t_ns, f.from);
+        let next_t = dir.failovers.get(i + 1).map_or(i64::MAX, |n| n.t_ns);
+        if let Some(b) = dir
+            .failbacks
+            .iter()
+            .position(|b| b.t_ns >= t && b.t_ns <= next_t && b.to == from)
+        {
+            dir.failbacks.remove(b);
+        }
+        dir.failovers.remove(i);
     }
 }
 
