@@ -45,6 +45,8 @@ const BLACK_HOLE_SENDS: u32 = 3;
 const MIN_ZERO_NS: i64 = 100_000_000;
 /// Episodes kept per association (bounded state: later ones are not kept).
 pub const MAX_EPISODES: usize = 32;
+// `Dir::open` holds episode indices as u8.
+const _: () = assert!(MAX_EPISODES <= u8::MAX as usize);
 
 /// Why a direction stalled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,11 +125,12 @@ struct Dir {
     sacks_unmoved: u32,
     sacks_since: u32,
     /// Index in `episodes` of the open episode of each cause.
-    open: [Option<usize>; 3],
+    open: [Option<u8>; 3],
     last_frame: u64,
     /// The smallest DATA chunk payload sent: a window below it takes no packet.
     min_payload: Option<u32>,
-    big: Option<Big>,
+    /// Boxed: most directions never resend a packet, and many associations are alive at once.
+    big: Option<Box<Big>>,
     /// The first SACK of the current closed window (RFC 9260 6.1 A), while it stays closed.
     closed_since: Option<(i64, u64, u32)>,
 }
@@ -193,7 +196,7 @@ impl Stalls {
     #[cold]
     fn gap_acked(&mut self, s: usize, k: &SackChunk<'_>) -> Option<u32> {
         let cum = k.cum_tsn_ack;
-        let b = self.dirs[s].big.as_mut()?;
+        let b = self.dirs[s].big.as_deref_mut()?;
         if let (Some((tsn, _)), false) = (b.probe, b.probe_acked) {
             let off = tsn.wrapping_sub(cum);
             b.probe_acked = off <= u32::from(u16::MAX)
@@ -233,19 +236,20 @@ impl Stalls {
             tsn: 0,
         };
         fill(&mut e);
-        self.dirs[s].open[slot(cause)] = Some(self.episodes.len());
+        // Below MAX_EPISODES (checked above): fits a u8 (many associations are alive at once).
+        self.dirs[s].open[slot(cause)] = Some(self.episodes.len() as u8);
         self.episodes.push(e);
     }
 
     fn close(&mut self, s: usize, cause: Cause, ctx: &PacketCtx) {
         if let Some(i) = self.dirs[s].open[slot(cause)].take() {
-            self.episodes[i].end = Some((ctx.ts_ns, ctx.frame));
+            self.episodes[usize::from(i)].end = Some((ctx.ts_ns, ctx.frame));
         }
     }
 
     fn open_episode(&mut self, s: usize, cause: Cause) -> Option<&mut Episode> {
         let i = self.dirs[s].open[slot(cause)]?;
-        self.episodes.get_mut(i)
+        self.episodes.get_mut(usize::from(i))
     }
 
     /// A DATA chunk of direction `s`: the common case (a first send, nothing closed) touches a
@@ -259,7 +263,7 @@ impl Stalls {
         let first_send = d.highest.is_none_or(|h| serial::gt(tsn, h));
         if first_send {
             d.highest = Some(tsn);
-            if let (true, Some(b)) = (new_packet, &mut d.big) {
+            if let (true, Some(b)) = (new_packet, d.big.as_deref_mut()) {
                 b.later_max = b.later_max.max(ctx.len);
                 if b.probe.is_none() && ctx.len >= b.size && b.dsts.contains(&Some(ctx.dst)) {
                     b.probe = Some((tsn, ctx.len));
@@ -279,7 +283,7 @@ impl Stalls {
     #[cold]
     fn resent(&mut self, ctx: &PacketCtx, s: usize, tsn: u32) {
         let d = &mut self.dirs[s];
-        match &mut d.big {
+        match d.big.as_deref_mut() {
             Some(b) if b.tsn == tsn => {
                 b.sends += 1;
                 if !b.dsts.contains(&Some(ctx.dst)) {
@@ -290,7 +294,7 @@ impl Stalls {
             }
             Some(_) => return,
             None => {
-                d.big = Some(Big {
+                d.big = Some(Box::new(Big {
                     tsn,
                     size: ctx.len,
                     first_ns: ctx.ts_ns,
@@ -301,7 +305,7 @@ impl Stalls {
                     dsts: [Some(ctx.dst), None],
                     probe: None,
                     probe_acked: false,
-                })
+                }))
             }
         }
         self.check_black_hole(s);
@@ -311,7 +315,7 @@ impl Stalls {
     /// probe was acknowledged): the cumulative ack is frozen on it since it last moved.
     fn check_refused(&mut self, s: usize) {
         let d = &self.dirs[s];
-        let (Some(b), Some(moved), Some(cum)) = (d.big, d.moved, d.cum) else {
+        let (Some(b), Some(moved), Some(cum)) = (d.big.as_deref().copied(), d.moved, d.cum) else {
             return;
         };
         if b.sends < BLACK_HOLE_SENDS || !b.probe_acked {
@@ -336,7 +340,7 @@ impl Stalls {
     }
 
     fn check_black_hole(&mut self, s: usize) {
-        let Some(b) = self.dirs[s].big else {
+        let Some(b) = self.dirs[s].big.as_deref().copied() else {
             return;
         };
         if b.sends >= BLACK_HOLE_SENDS && b.passed && b.later_max > 0 && b.later_max < b.size {
@@ -388,7 +392,7 @@ impl Stalls {
         let advanced = d.cum.is_none_or(|c| serial::gt(cum, c));
         // RFC 9260 6.1 A: a window below the smallest DATA chunk this sender sends takes none.
         let closed = a_rwnd < d.min_payload.unwrap_or(1).max(1);
-        if let (Some(b), Some(h)) = (&mut d.big, highest_gap) {
+        if let (Some(b), Some(h)) = (d.big.as_deref_mut(), highest_gap) {
             if serial::gt(h, b.tsn) && !b.passed {
                 b.passed = true;
                 self.check_black_hole(s);
@@ -411,7 +415,7 @@ impl Stalls {
             // missing TSN is refused (`check_refused`).
             d.sacks_since = 0;
             d.advanced = Some((ctx.ts_ns, ctx.frame));
-            if d.big.is_some_and(|b| b.probe_acked) {
+            if d.big.as_ref().is_some_and(|b| b.probe_acked) {
                 self.check_refused(s);
             } else {
                 self.close(s, Cause::FrozenCumAck, ctx);
@@ -436,7 +440,11 @@ impl Stalls {
     /// The cumulative ack passed a large packet sent again, or ended a freeze.
     #[cold]
     fn advanced_over(&mut self, ctx: &PacketCtx, s: usize, cum: u32) {
-        if self.dirs[s].big.is_some_and(|b| serial::le(b.tsn, cum)) {
+        if self.dirs[s]
+            .big
+            .as_ref()
+            .is_some_and(|b| serial::le(b.tsn, cum))
+        {
             self.dirs[s].big = None;
             self.close(s, Cause::PmtuBlackHole, ctx);
         }
@@ -491,7 +499,7 @@ impl Stalls {
         if !zero_open {
             return;
         }
-        let i = self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open");
+        let i = usize::from(self.dirs[s].open[slot(Cause::ZeroWindow)].expect("open"));
         let e = &self.episodes[i];
         let short = ctx.ts_ns - e.start_ns < MIN_ZERO_NS;
         if short && i + 1 == self.episodes.len() {
