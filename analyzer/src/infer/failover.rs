@@ -216,6 +216,15 @@ pub(super) fn diagnose_failovers(
             }
             _ => (outage, recommendation),
         };
+        if vantage != Vantage::Sender && !spurious && cause.is_none() {
+            // Away from the sender a retransmission to the alternate address looks like new
+            // DATA moved (RFC 9260 6.4): say what the time is and what cannot be known here.
+            evidence.push(format!(
+                "{} vantage: the first DATA seen going to {}; retransmissions cannot be told from new DATA here, so the sender may have moved its new DATA later, and whether the failover was spurious is not known from this capture",
+                vantage.as_str(),
+                crate::net::Ip(dir.dsts[f.to as usize].addr)
+            ));
+        }
         let fo = &mut dir.failovers[fi];
         if !spurious {
             fo.outage_start_ns = outage.map(|o| o.0);
@@ -228,7 +237,6 @@ pub(super) fn diagnose_failovers(
         fo.pmr = pmr;
         fo.policy = policy;
         fo.hb_strikes = if policy.is_some() { hb_strikes } else { 0 };
-        let _ = vantage;
     }
 }
 
