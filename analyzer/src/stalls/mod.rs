@@ -197,17 +197,20 @@ impl Stalls {
     fn gap_acked(&mut self, s: usize, k: &SackChunk<'_>) -> Option<u32> {
         let cum = k.cum_tsn_ack;
         let b = self.dirs[s].big.as_deref_mut()?;
+        let highest_end = k.gap_blocks().map(|g| g.end).max();
         if let (Some((tsn, _)), false) = (b.probe, b.probe_acked) {
             let off = tsn.wrapping_sub(cum);
             b.probe_acked = off <= u32::from(u16::MAX)
                 && k.gap_blocks().any(|g| {
                     g.start <= g.end && (u32::from(g.start)..=u32::from(g.end)).contains(&off)
                 });
+            if !b.probe_acked && highest_end.is_some_and(|e| u32::from(e) > off) {
+                // Later TSNs arrived and the probe did not: it was lost; the next packet that
+                // qualifies probes instead.
+                b.probe = None;
+            }
         }
-        k.gap_blocks()
-            .map(|g| g.end)
-            .max()
-            .map(|e| cum.wrapping_add(u32::from(e)))
+        highest_end.map(|e| cum.wrapping_add(u32::from(e)))
     }
 
     /// The episodes so far, in the order they began.

@@ -320,6 +320,30 @@ fn a_tsn_resent_again_and_again_while_as_large_ones_pass_is_a_frozen_cum_ack() {
     assert!(r.report(Some(2000.0), 3200.0).is_empty());
 }
 
+/// The first packet that could show the path takes the refused TSN's size is lost itself
+/// (random loss): the next one probes instead.
+#[test]
+fn a_lost_probe_is_replaced_by_the_next_packet() {
+    let mut r = Run::new();
+    for t in 1..=3 {
+        r.data(f64::from(t) * 20.0, t, 128);
+    }
+    r.sack(100.0, 1, 60_000);
+    r.sack_blocks(110.0, 1, 60_000, &[(2, 2)]);
+    r.data(200.0, 2, 128);
+    r.data(220.0, 4, 128); // the first probe: lost
+    r.data(240.0, 5, 128);
+    r.sack_blocks(280.0, 1, 60_000, &[(2, 2), (4, 4)]); // 5 arrived, 4 did not
+    for k in 0..6 {
+        let t = 500.0 + 400.0 * f64::from(k);
+        r.data(t, 2, 128);
+        r.data(t + 20.0, 6 + k, 128);
+        r.sack_blocks(t + 60.0, 1, 60_000, &[(2, 2), (4, 5 + k as u16)]);
+    }
+    let s = r.report(Some(200.0), 3000.0);
+    assert!(s.iter().any(|x| x.cause == "frozen_cum_ack"), "{s:?}");
+}
+
 /// A dead path (Linux without PF keeps resending to it): the lost TSN is resent only to the
 /// dead destination while later DATA passes on the other one. Loss recovery on a failed path,
 /// not a refused TSN; and a later packet smaller than the resent one proves nothing either.
