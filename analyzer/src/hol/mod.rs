@@ -375,15 +375,7 @@ impl Dir {
     fn release_passed(&mut self, k: usize, st: u16) {
         let wide = self.wide;
         let clock = &mut self.clocks[k];
-        let cum = clock.cum;
-        let sc = &mut self.streams[usize::from(st)].clocks[k];
-        while sc
-            .waiting
-            .front()
-            .is_some_and(|w| serial::le(w.first_tsn, cum))
-        {
-            Self::release(sc, clock, wide);
-        }
+        Self::release_below(&mut self.streams[usize::from(st)].clocks[k], clock, wide);
     }
 
     /// `in_order` for a fragment: its message is complete when its last fragment is.
@@ -588,19 +580,9 @@ impl Dir {
         if clock.waiting_streams == 0 {
             return;
         }
-        let cum = clock.cum;
         let wide = self.wide;
         for h in &mut self.streams {
-            let sc = &mut h.clocks[k];
-            // Every TSN below the oldest waiting message arrived, yet its stream still waits:
-            // for a message the capture never showed.
-            while sc
-                .waiting
-                .front()
-                .is_some_and(|w| serial::le(w.first_tsn, cum))
-            {
-                Self::release(sc, clock, wide);
-            }
+            Self::release_below(&mut h.clocks[k], clock, wide);
         }
     }
 

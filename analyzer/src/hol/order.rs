@@ -181,6 +181,19 @@ impl Dir {
         }
     }
 
+    /// Every TSN up to `clock`'s cumulative point arrived, yet the stream still waits for a
+    /// message below it: one the capture never showed. What waits behind it is released.
+    pub(super) fn release_below(sc: &mut StreamClock, clock: &mut Clock, wide: bool) {
+        let cum = clock.cum;
+        while sc
+            .waiting
+            .front()
+            .is_some_and(|w| crate::serial::le(w.first_tsn, cum))
+        {
+            Self::release(sc, clock, wide);
+        }
+    }
+
     /// The missing message before the oldest waiting one will not be seen: the waiting
     /// messages from the oldest on that follow each other are delivered without a delay
     /// (counted `unattributed`).

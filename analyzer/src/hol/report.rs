@@ -100,17 +100,18 @@ impl Hol {
                 vantage.as_str()
             )
         };
-        // Still waiting at the end: the oldest complete one of each stream is its front.
-        let waiting_at_end: u64 = d
+        // Still waiting at the end, and the earliest completion among them (a stream's waiting
+        // list is in number order, not completion order).
+        let (waiting_at_end, oldest) = d
             .streams
             .iter()
-            .map(|h| h.clocks[k].waiting.len() as u64)
-            .sum();
-        let oldest = d
-            .streams
-            .iter()
-            .flat_map(|h| h.clocks[k].waiting.iter().map(|w| w.complete_ns))
-            .min();
+            .flat_map(|h| h.clocks[k].waiting.iter())
+            .fold((0u64, None::<i64>), |(n, o), w| {
+                (
+                    n + 1,
+                    Some(o.map_or(w.complete_ns, |o| o.min(w.complete_ns))),
+                )
+            });
         let waiting_at_end_max_ms = oldest.map(|t| last_ns.saturating_sub(t).max(0) as f64 / 1e6);
         if let Some(ms) = waiting_at_end_max_ms {
             evidence.push_str(&format!(

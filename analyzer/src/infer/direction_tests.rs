@@ -4,6 +4,8 @@ use super::*;
 
 const A: (&str, u16) = ("10.0.0.1", 1);
 const B: (&str, u16) = ("10.0.0.2", 2);
+/// B's second address.
+const B2: (&str, u16) = ("10.0.1.2", 2);
 
 /// A one-chunk message of 100 bytes on stream 0.
 pub(in crate::infer) fn data(tsn: u32) -> DataChunk {
@@ -139,7 +141,6 @@ fn three_misses_make_a_fast_retransmission_only_right_after_a_sack() {
 /// the failover's (RFC 9260 8.2: each expiry strikes the destination).
 #[test]
 fn an_expired_copy_already_resent_starts_the_outage_of_a_silent_path() {
-    const B2: (&str, u16) = ("10.0.1.2", 2);
     let mut d = DirInfer::default();
     send(&mut d, 1, 0.0, B, 1);
     send(&mut d, 2, 1.0, B, 2);
@@ -165,7 +166,6 @@ fn an_expired_copy_already_resent_starts_the_outage_of_a_silent_path() {
 /// first seen on the alternate address clears the mark (a real move).
 #[test]
 fn a_failover_whose_first_data_arrive_again_on_the_old_path_is_outrun() {
-    const B2: (&str, u16) = ("10.0.1.2", 2);
     let mut d = DirInfer::default();
     send(&mut d, 1, 0.0, B, 1);
     send(&mut d, 2, 20.0, B, 2);
