@@ -13,7 +13,8 @@
 use std::fmt::Write as _;
 
 use super::chunk::chunk_type_name;
-use super::wire::{address, ChunkErrorKind, Tlv, TlvIter};
+use super::error::ChunkErrorKind;
+use super::param::{address, Tlv, TlvIter};
 
 /// One error cause of an ABORT or ERROR chunk, decoded.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -3,6 +3,7 @@
 use super::*;
 use crate::sctp::chunk::{GapBlock, InitParam};
 use crate::sctp::crc32c;
+use std::net::Ipv6Addr;
 use types::*;
 
 // ---- test-only packet builder ----
