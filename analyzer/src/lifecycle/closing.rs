@@ -14,6 +14,10 @@ use crate::sctp::{types, ChunkView};
 /// on its next poll or timer tick (usrsctp ticks every 10 ms); later, the application closed
 /// later.
 const SHUTDOWN_AFTER_SACK_NS: i64 = 20_000_000;
+/// A SHUTDOWN repeated sooner than this after the previous is no T2-shutdown expiry: that timer
+/// runs at least RTO.min (RFC 9260 9.2, 6.3.1), and no stack's RTO.min or timer tick is below
+/// 1 ms (Linux counts in jiffies of 1-10 ms, usrsctp ticks every 10 ms).
+const T2_SHUTDOWN_MIN_NS: i64 = 1_000_000;
 
 impl Lifecycle {
     pub(super) fn on_abort(
@@ -120,11 +124,28 @@ impl Lifecycle {
         let delay = self.last_data_ns[s].map(|d| ctx.ts_ns - d);
         let mut d = match me.shutdown {
             // RFC 9260 9.2: T2-shutdown expiry, or SHUTDOWN-SENT answering each DATA packet.
-            Some(prev) => format!(
-                "SHUTDOWN from endpoint {s} repeated (#{}, {} after the previous: T2-shutdown expiry or the answer to DATA in SHUTDOWN-SENT, RFC 9260 9.2)",
-                me.shutdowns + 1,
-                fmt_dur(ctx.ts_ns - prev.0)
-            ),
+            Some(prev) => {
+                let gap = ctx.ts_ns - prev.0;
+                let why = if gap < T2_SHUTDOWN_MIN_NS {
+                    // The peer's latest DATA, if the capture showed one.
+                    let peer_data = match self.last_data_ns[1 - s] {
+                        Some(d) if d <= ctx.ts_ns => format!(
+                            "; endpoint {}'s last DATA came {} before it",
+                            1 - s,
+                            fmt_dur(ctx.ts_ns - d)
+                        ),
+                        _ => String::new(),
+                    };
+                    format!("too soon for a T2-shutdown expiry, which waits at least RTO.min: the answer to DATA received in SHUTDOWN-SENT{peer_data}")
+                } else {
+                    "T2-shutdown expiry or the answer to DATA in SHUTDOWN-SENT".to_string()
+                };
+                format!(
+                    "SHUTDOWN from endpoint {s} repeated (#{}, {} after the previous: {why}, RFC 9260 9.2)",
+                    me.shutdowns + 1,
+                    fmt_dur(gap)
+                )
+            }
             None => format!("SHUTDOWN from endpoint {s}"),
         };
         // The peer's latest SACK since that DATA.

@@ -115,6 +115,48 @@ fn shutdown_right_after_the_sack_of_the_last_data_is_a_sack_wait() {
 }
 
 #[test]
+fn a_shutdown_repeated_within_a_millisecond_answers_data_not_a_t2_expiry() {
+    let mut lc = Lifecycle::default();
+    handshake(&mut lc);
+    let cum = 1000u32.to_be_bytes();
+    let shutdown = |lc: &mut Lifecycle, frame: u64, ms: f64| {
+        feed(lc, &ctx(frame, ms, 0, TAG1), 0, types::SHUTDOWN, 0, &cum)
+    };
+    shutdown(&mut lc, 5, 300.0);
+    // The peer's DATA crossed the SHUTDOWN; the answer (RFC 9260 9.2) follows 0.5 ms later.
+    let data = data_value(2000);
+    feed(
+        &mut lc,
+        &ctx(6, 300.2, 1, TAG0),
+        1,
+        types::DATA,
+        0x03,
+        &data,
+    );
+    shutdown(&mut lc, 7, 300.5);
+    // Then one a T2-shutdown timeout later.
+    shutdown(&mut lc, 8, 1300.5);
+    let r = report(&lc);
+    let repeats: Vec<&str> = r
+        .events
+        .iter()
+        .filter(|e| e.kind == "shutdown" && e.detail.contains("repeated"))
+        .map(|e| e.detail.as_str())
+        .collect();
+    assert_eq!(repeats.len(), 2, "{:?}", r.events);
+    assert!(
+        repeats[0].contains("(#2, 500 µs after the previous: too soon for a T2-shutdown expiry, which waits at least RTO.min: the answer to DATA received in SHUTDOWN-SENT; endpoint 1's last DATA came 300 µs before it, RFC 9260 9.2)"),
+        "{}",
+        repeats[0]
+    );
+    assert!(
+        repeats[1].contains("(#3, 1.0 s after the previous: T2-shutdown expiry or the answer to DATA in SHUTDOWN-SENT, RFC 9260 9.2)"),
+        "{}",
+        repeats[1]
+    );
+}
+
+#[test]
 fn shutdown_without_data_has_no_delay_and_without_complete_ends_at_the_ack() {
     let mut lc = Lifecycle::default();
     handshake(&mut lc);
