@@ -5,7 +5,7 @@
 //! A batch keeps the order of the capture: the analysis sees the same packets, warnings and
 //! time base in the same order as a single-threaded pass would, so both give identical output.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use crate::capture::rotation::{Gap, MemberFile, Rotation};
 use crate::capture::CaptureReader;
@@ -158,12 +158,52 @@ pub(crate) struct StageEnd {
     pub first_ns: Option<i64>,
     pub last_ns: Option<i64>,
     pub tcp_packets: u64,
+    /// UDP packets carrying DTLS (encrypted WebRTC data channels, among others).
+    pub dtls: DtlsSeen,
     /// Frames read, all files of a rotated capture together.
     pub frames: u64,
     /// The reader's warnings (of every file of a rotated capture, each naming its file).
     pub warnings: Vec<String>,
     /// The files of a rotated capture (empty for one file).
     pub members: Vec<MemberFile>,
+}
+
+/// UDP packets that carry DTLS records (`net::transport::dtls_record`): the SCTP of WebRTC data
+/// channels runs inside them, encrypted (RFC 8261), so a capture cannot show those associations.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct DtlsSeen {
+    pub packets: u64,
+    /// The first such packet: frame, source and destination.
+    pub first: Option<(u64, SocketAddr, SocketAddr)>,
+    /// Distinct flows (address and port pairs, either direction), up to `MAX_DTLS_FLOWS`.
+    flows: Vec<(SocketAddr, SocketAddr)>,
+    /// More flows than that were seen.
+    pub more_flows: bool,
+}
+
+/// DTLS flows told apart per capture (memory stays bounded on a capture of many).
+const MAX_DTLS_FLOWS: usize = 64;
+
+impl DtlsSeen {
+    fn packet(&mut self, frame: u64, src: SocketAddr, dst: SocketAddr) {
+        self.packets += 1;
+        if self.first.is_none() {
+            self.first = Some((frame, src, dst));
+        }
+        let key = if src <= dst { (src, dst) } else { (dst, src) };
+        if !self.flows.contains(&key) {
+            if self.flows.len() < MAX_DTLS_FLOWS {
+                self.flows.push(key);
+            } else {
+                self.more_flows = true;
+            }
+        }
+    }
+
+    /// Distinct flows seen (at most `MAX_DTLS_FLOWS`; `more_flows` says when there were more).
+    pub fn flows(&self) -> usize {
+        self.flows.len()
+    }
 }
 
 /// Reads a capture into batches.
@@ -175,6 +215,7 @@ pub(crate) struct Stage {
     first_ns: Option<i64>,
     last_ns: Option<i64>,
     tcp_packets: u64,
+    dtls: DtlsSeen,
     done: bool,
     /// The next batch's limits are the full ones divided by this.
     divisor: usize,
@@ -202,6 +243,7 @@ impl Stage {
             first_ns: None,
             last_ns: None,
             tcp_packets: 0,
+            dtls: DtlsSeen::default(),
             done: false,
             divisor: if pipelined {
                 FIRST_BATCH_DIVISOR
@@ -273,7 +315,7 @@ impl Stage {
                         at,
                         &self.sctp_udp_ports,
                         self.tcp,
-                        &mut self.tcp_packets,
+                        (&mut self.tcp_packets, &mut self.dtls),
                     );
                 }
                 Ok(None) => {}
@@ -310,19 +352,20 @@ impl Stage {
             first_ns: self.first_ns,
             last_ns: self.last_ns,
             tcp_packets: self.tcp_packets,
+            dtls: self.dtls,
         }
     }
 }
 
 /// Dispatches an IP packet by protocol: SCTP (132), SCTP over UDP (RFC 6951), TCP (6); other
-/// protocols are not needed by the analysis.
+/// protocols are not needed by the analysis, except that UDP packets carrying DTLS are counted.
 fn push_ip(
     b: &mut Batch,
     ip: &IpPacket<'_>,
     (frame, ts_ns, offset, link): (u64, i64, u64, u8),
     sctp_udp_ports: &[u16],
     track_tcp: bool,
-    tcp_packets: &mut u64,
+    (tcp_packets, dtls): (&mut u64, &mut DtlsSeen),
 ) {
     let (kind, bytes, mut missing) = match ip.proto {
         132 => (ItemKind::Sctp { udp: false }, &ip.payload[..], ip.missing),
@@ -331,6 +374,10 @@ fn push_ip(
                 return;
             };
             if !(sctp_udp_ports.contains(&sp) || sctp_udp_ports.contains(&dp)) {
+                if net::transport::dtls_record(payload, ip.missing > 0) {
+                    let (src, dst) = (SocketAddr::new(ip.src, sp), SocketAddr::new(ip.dst, dp));
+                    dtls.packet(frame, src, dst);
+                }
                 return;
             }
             // RFC 6951 5.1: the SCTP packet follows the UDP header.
@@ -430,7 +477,7 @@ mod tests {
                 at,
                 &[],
                 true,
-                &mut tcp_packets,
+                (&mut tcp_packets, &mut DtlsSeen::default()),
             );
         }
         assert_eq!((b.items.len(), tcp_packets), (4, 2));

@@ -360,3 +360,60 @@ fn old_adler32_checksums_are_valid_and_offload_is_told_from_corruption() {
     assert_eq!((ev.one_sided_associations, ev.mixed_associations), (1, 0));
     assert_eq!(ev.bad_side, ["192.168.70.132"]);
 }
+
+/// IPv4 (RFC 791 3.1) carrying UDP (RFC 768) from `src` to `dst` (address last byte, port).
+fn udp_ip(src: (u8, u16), dst: (u8, u16), payload: &[u8]) -> Vec<u8> {
+    let udp_len = (8 + payload.len()) as u16;
+    let mut v = vec![0x45, 0];
+    v.extend_from_slice(&(20 + udp_len).to_be_bytes());
+    v.extend_from_slice(&[0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, src.0, 10, 0, 0, dst.0]);
+    v.extend_from_slice(&src.1.to_be_bytes());
+    v.extend_from_slice(&dst.1.to_be_bytes());
+    v.extend_from_slice(&udp_len.to_be_bytes());
+    v.extend_from_slice(&[0, 0]);
+    v.extend_from_slice(payload);
+    v
+}
+
+/// UDP packets that carry DTLS (WebRTC data channels' SCTP is inside, encrypted, RFC 8261) are
+/// counted and named in a warning: the capture cannot show those associations. Other UDP (an
+/// RTP packet here) is not, and captures without DTLS carry no such warning.
+#[test]
+fn dtls_over_udp_is_named_as_what_cannot_be_analysed() {
+    // A DTLS 1.2 handshake record (RFC 6347 4.1) with 4 bytes of body, and application data.
+    let hello = [22, 0xFE, 0xFD, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 1, 0, 0, 0];
+    let data = [23, 0xFE, 0xFD, 0, 1, 0, 0, 0, 0, 0, 7, 0, 2, 0xAB, 0xCD];
+    let rtp = [0x80, 0x60, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0xAA];
+    let frames = [
+        udp_ip((1, 50000), (2, 443), &hello),
+        udp_ip((2, 443), (1, 50000), &hello),
+        udp_ip((3, 6000), (4, 7000), &rtp),
+        udp_ip((1, 50000), (2, 443), &data),
+        udp_ip((5, 5000), (6, 5001), &data),
+    ];
+    let mut pcap = common::raw_pcap_header();
+    for (i, f) in frames.iter().enumerate() {
+        common::push_record(&mut pcap, 1_000 * i as u64, f);
+    }
+    let dir = std::env::temp_dir().join(format!("sctp-analyzer-dtls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("dtls.pcap");
+    std::fs::write(&path, &pcap).unwrap();
+    let (c, _) = common::analyze(&path);
+    let w: Vec<&String> = c.warnings.iter().filter(|w| w.contains("DTLS")).collect();
+    assert_eq!(w.len(), 1, "{:?}", c.warnings);
+    assert!(
+        w[0].starts_with("4 UDP packets in 2 flows carry DTLS records (RFC 6347), the first in frame 1 (10.0.0.1:50000 -> 10.0.0.2:443): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted"),
+        "{}",
+        w[0]
+    );
+    assert_eq!((c.sctp_packets, c.associations.len()), (0, 0));
+    let _ = std::fs::remove_dir_all(&dir);
+    // A capture without DTLS: no such warning.
+    let (c, _) = common::analyze(&common::samples_dir().join("cut_p20_sack40_sender.pcap"));
+    assert!(
+        !c.warnings.iter().any(|w| w.contains("DTLS")),
+        "{:?}",
+        c.warnings
+    );
+}

@@ -487,6 +487,23 @@ fn run(
             format!("packets taken out of tunnels ({list}{which}): analysed as the packets inside (their addresses, hop limits and lengths; the outer headers are not analysed)")
         });
     }
+    // DTLS over UDP (RFC 6347): a WebRTC data channel's SCTP is inside it, encrypted (RFC 8261).
+    if let Some((frame, src, dst)) = end.dtls.first {
+        let (n, flows, more) = (end.dtls.packets, end.dtls.flows(), end.dtls.more_flows);
+        pass.warnings.push(|| {
+            let packets = if n == 1 {
+                "1 UDP packet".to_string()
+            } else {
+                format!("{n} UDP packets")
+            };
+            let flows = match (flows, more) {
+                (_, true) => format!("more than {flows} flows"),
+                (1, false) => "1 flow".to_string(),
+                _ => format!("{flows} flows"),
+            };
+            format!("{packets} in {flows} carry DTLS records (RFC 6347), the first in frame {frame} ({src} -> {dst}): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted; if these are such channels, their associations cannot be analysed from this capture: capture the SCTP before encryption, or run it over UDP without DTLS (--sctp-udp-port)")
+        });
+    }
     let pending = end.net.pending_fragments() as u64;
     let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
     if incomplete > 0 {
