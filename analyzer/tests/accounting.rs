@@ -417,3 +417,25 @@ fn dtls_over_udp_is_named_as_what_cannot_be_analysed() {
         c.warnings
     );
 }
+
+/// A real DTLS 1.2 handshake on loopback (`sample-traces/dtls_loopback`, openssl): every packet
+/// tshark decodes as DTLS is counted, in its one flow.
+#[test]
+fn a_real_dtls_handshake_is_counted_as_tshark_decodes_it() {
+    let dir = common::samples_dir();
+    let truth: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("dtls_loopback_truth.json")).unwrap(),
+    )
+    .unwrap();
+    let want = truth["dtls_packets_tshark"].as_u64().unwrap();
+    let (c, _) = common::analyze(&dir.join("dtls_loopback.pcap"));
+    let w: Vec<&String> = c.warnings.iter().filter(|w| w.contains("DTLS")).collect();
+    assert_eq!(w.len(), 1, "{:?}", c.warnings);
+    assert!(
+        w[0].starts_with(&format!("{want} UDP packets in 1 flow carry DTLS records")),
+        "{}",
+        w[0]
+    );
+    assert!(w[0].contains(":4433): WebRTC data channels"), "{}", w[0]);
+    assert_eq!((c.sctp_packets, c.associations.len()), (0, 0));
+}
