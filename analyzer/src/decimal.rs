@@ -1,7 +1,8 @@
 //! Number text for reports without the formatting machinery: the fixed-point text of a float
 //! (`Fixed`, byte for byte what `format!("{:.N}", x)` writes, by integer arithmetic in the common
 //! case instead of the exact float-to-decimal algorithm, which took a tenth of the time spent
-//! summarising an association) and a tag's eight hex digits (`Hex8`, as `{:08x}`).
+//! summarising an association), a tag's eight hex digits (`Hex8`, as `{:08x}`) and a count with
+//! its noun (`plural`).
 
 use std::fmt;
 
@@ -75,6 +76,15 @@ fn rounded(x: f64, n: u8) -> Option<u64> {
         return None;
     }
     Some(whole as u64 + u64::from(frac > 0.5))
+}
+
+/// A count with its noun: "1 message", "3 messages".
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 #[cfg(test)]

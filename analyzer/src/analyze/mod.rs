@@ -491,15 +491,11 @@ fn run(
     if let Some((frame, src, dst)) = end.dtls.first {
         let (n, flows, more) = (end.dtls.packets, end.dtls.flows(), end.dtls.more_flows);
         pass.warnings.push(|| {
-            let packets = if n == 1 {
-                "1 UDP packet".to_string()
+            let packets = crate::decimal::plural(n, "UDP packet", "UDP packets");
+            let flows = if more {
+                format!("more than {flows} flows")
             } else {
-                format!("{n} UDP packets")
-            };
-            let flows = match (flows, more) {
-                (_, true) => format!("more than {flows} flows"),
-                (1, false) => "1 flow".to_string(),
-                _ => format!("{flows} flows"),
+                crate::decimal::plural(flows as u64, "flow", "flows")
             };
             format!("{packets} in {flows} carry DTLS records (RFC 6347), the first in frame {frame} ({src} -> {dst}): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted; if these are such channels, their associations cannot be analysed from this capture: capture the SCTP before encryption, or run it over UDP without DTLS (--sctp-udp-port)")
         });

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::{ppid, Answer, Event, Streams, What};
+use crate::decimal::plural;
 use crate::infer::stats::Dist;
 use crate::packet::TimeBase;
 use crate::sctp::cause::{reconfig_result_name, CauseInfo};
@@ -100,14 +101,6 @@ pub struct StreamEvent {
     pub delay_ms: Option<f64>,
     pub chunks: Vec<String>,
     pub filter: String,
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
 }
 
 impl Streams {
