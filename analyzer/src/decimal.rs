@@ -87,6 +87,33 @@ pub fn plural(n: u64, one: &str, many: &str) -> String {
     }
 }
 
+/// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs" (written where it is used, no
+/// string of its own); a negative one reads as 0.
+pub fn fmt_dur(ns: i64) -> Dur {
+    Dur(ns)
+}
+
+/// `fmt_dur`'s text.
+#[derive(Debug, Clone, Copy)]
+pub struct Dur(i64);
+
+impl std::fmt::Display for Dur {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ns = self.0.max(0) as f64;
+        let (value, unit) = if ns >= 1e9 {
+            (Fixed(ns / 1e9, 1), " s")
+        } else if ns >= 1e7 {
+            (Fixed(ns / 1e6, 0), " ms")
+        } else if ns >= 1e6 {
+            (Fixed(ns / 1e6, 1), " ms")
+        } else {
+            (Fixed(ns / 1e3, 0), " µs")
+        };
+        std::fmt::Display::fmt(&value, f)?;
+        f.write_str(unit)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,18 +10,35 @@ use crate::net::NetDecoder;
 use crate::report::CaptureReport;
 use crate::sctp::{crc32c, Chunk, SctpPacket};
 
-/// The capture reader over arbitrary bytes. Byte 0 odd: the rest is gzip-compressed first (so
-/// that mutations reach the pcap / pcapng parsers behind a valid gzip stream); even: read as is.
+/// The capture reader over arbitrary bytes. Byte 0 modulo 4 says how the rest is compressed
+/// first, so that mutations reach the pcap / pcapng parsers behind a valid stream: 1 gzip, 2
+/// zstd (RFC 8878), 3 LZ4 frames in two (split at the middle); 0 read as is (a compressed
+/// stream's own bytes are fuzzed then).
 pub fn reader(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let bytes = if mode & 1 == 1 {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(rest).expect("writing to a Vec");
-        gz.finish().expect("writing to a Vec")
-    } else {
-        rest.to_vec()
+    let bytes = match mode & 3 {
+        1 => {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            gz.write_all(rest).expect("writing to a Vec");
+            gz.finish().expect("writing to a Vec")
+        }
+        2 => zstd::encode_all(rest, 1).expect("writing to a Vec"),
+        3 => {
+            let mut out = Vec::new();
+            for part in [&rest[..rest.len() / 2], &rest[rest.len() / 2..]] {
+                let mut lz4 = lz4::EncoderBuilder::new()
+                    .build(Vec::new())
+                    .expect("an LZ4 encoder");
+                lz4.write_all(part).expect("writing to a Vec");
+                let (frame, res) = lz4.finish();
+                res.expect("writing to a Vec");
+                out.extend(frame);
+            }
+            out
+        }
+        _ => rest.to_vec(),
     };
     let Ok(mut reader) = CaptureReader::from_read(Box::new(Cursor::new(bytes))) else {
         return;
@@ -40,7 +57,7 @@ pub fn reader(data: &[u8]) {
 }
 
 /// Every link type the decoder knows (`net/link.rs`), and one it does not (147).
-const LINKTYPES: [u32; 11] = [1, 101, 113, 276, 0, 108, 12, 14, 228, 229, 147];
+const LINKTYPES: [u32; 12] = [1, 101, 113, 276, 0, 108, 12, 14, 228, 229, 239, 147];
 
 /// Link + IP decoding with fragment reassembly over a sequence of frames, each
 /// `[link type selector][time step x 0.5 s][length u16 BE][bytes]`; the decoder state (pending

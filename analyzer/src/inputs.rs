@@ -3,19 +3,31 @@
 
 use std::path::{Path, PathBuf};
 
-/// File names taken from a directory: pcap, pcapng, cap, and their gzip-compressed forms, also
-/// with a number after the extension, as `tcpdump -C 100 -w x.pcap` names the files after the
+/// File names taken from a directory: pcap, pcapng, cap, and their compressed forms (`.gz`,
+/// `.zst`, `.lz4`: `COMPRESSED_EXTS`), also with a number after the extension, as `tcpdump -C 100 -w x.pcap` names the files after the
 /// first (`x.pcap1`, `x.pcap2`, ...; `--rotated` reads them as one capture).
 pub fn is_capture_name(p: &Path) -> bool {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    let name = strip_compressed_ext(&name);
     let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
     [".pcap", ".pcapng", ".cap"]
         .iter()
         .any(|e| name.ends_with(e))
+}
+
+/// Extensions of the compressions the reader decodes (`capture::Compression`; it goes by the
+/// magic, these only pick files from directories and name them).
+pub const COMPRESSED_EXTS: [&str; 4] = [".gz", ".zst", ".zstd", ".lz4"];
+
+/// `name` without a compression extension (`COMPRESSED_EXTS`, lower case).
+pub fn strip_compressed_ext(name: &str) -> &str {
+    COMPRESSED_EXTS
+        .iter()
+        .find_map(|e| name.strip_suffix(e))
+        .unwrap_or(name)
 }
 
 /// Files stay as given (a non-capture name is still analysed, and fails clearly); each directory
@@ -82,6 +94,9 @@ mod tests {
         assert!(is_capture_name(Path::new("a/b.pcap")));
         assert!(is_capture_name(Path::new("x.PCAPNG")));
         assert!(is_capture_name(Path::new("multi.pcap.gz")));
+        assert!(is_capture_name(Path::new("core.pcapng.zst")));
+        assert!(is_capture_name(Path::new("ring.pcap3.lz4")));
+        assert!(!is_capture_name(Path::new("notes.txt.zst")));
         assert!(!is_capture_name(Path::new("notes.txt")));
         assert!(!is_capture_name(Path::new("log.gz")));
         // tcpdump -C: the files after the first carry a number after the extension.

@@ -26,6 +26,9 @@ pub struct CaptureReport {
     /// `pcap` or `pcapng`; null when the file could not be read.
     pub format: Option<String>,
     pub gzip: bool,
+    /// `gzip`, `zstd` or `lz4` when the file was compressed (decompressed as it was read).
+    #[serde(default)]
+    pub compression: Option<String>,
     pub packets: u64,
     pub sctp_packets: u64,
     pub tcp_packets: u64,
@@ -331,7 +334,8 @@ impl CaptureReport {
         CaptureReport {
             file: c.file.clone(),
             format: Some(c.format.as_str().to_string()),
-            gzip: c.gzip,
+            gzip: c.compression == Some(crate::capture::Compression::Gzip),
+            compression: c.compression.map(|z| z.name().to_string()),
             packets: c.packets,
             sctp_packets: c.sctp_packets,
             tcp_packets: c.tcp_packets,
@@ -351,12 +355,19 @@ impl CaptureReport {
         }
     }
 
+    /// How the file was compressed, if it was (a report written before `compression` existed
+    /// has only `gzip`).
+    pub fn compressed_with(&self) -> Option<&str> {
+        self.compression.as_deref().or(self.gzip.then_some("gzip"))
+    }
+
     /// The entry of a capture that could not be read.
     pub fn failed(file: &str, error: String) -> Self {
         CaptureReport {
             file: file.to_string(),
             format: None,
             gzip: false,
+            compression: None,
             packets: 0,
             sctp_packets: 0,
             tcp_packets: 0,

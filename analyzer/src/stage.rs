@@ -9,6 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 
 use crate::capture::rotation::{Gap, MemberFile, Rotation};
 use crate::capture::CaptureReader;
+use crate::decimal::{fmt_dur, plural};
 use crate::net::{self, IpPacket, NetDecoder};
 use crate::sctp;
 
@@ -156,8 +157,13 @@ pub(crate) struct StageEnd {
     /// The link / IP decoder (its counters and pending fragments).
     pub net: NetDecoder,
     pub first_ns: Option<i64>,
+    /// The latest timestamp of any frame (the last frame's, in a capture in time order).
     pub last_ns: Option<i64>,
     pub tcp_packets: u64,
+    /// Frames stamped earlier than a frame before them.
+    pub order: TimeOrder,
+    /// NFLOG frames, and those without the kernel's timestamp.
+    pub nflog: NflogStamps,
     /// UDP packets carrying DTLS (encrypted WebRTC data channels, among others).
     pub dtls: DtlsSeen,
     /// Frames read, all files of a rotated capture together.
@@ -166,6 +172,112 @@ pub(crate) struct StageEnd {
     pub warnings: Vec<String>,
     /// The files of a rotated capture (empty for one file).
     pub members: Vec<MemberFile>,
+}
+
+/// Frames whose timestamp is earlier than that of a frame before them in the file. A capture on
+/// several interfaces or on Linux's "any" device has a few, microseconds behind (an outgoing
+/// packet is stamped when handed to the capture, an incoming one on arrival, and they reach the
+/// file in another order); files appended to one another (`mergecap -a`) have them seconds
+/// behind. The analysis takes packets in file order, so time differences across them are off by
+/// up to the lag.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct TimeOrder {
+    pub frames: u64,
+    /// The first such frame, and how far behind the latest timestamp before it (ns).
+    pub first: Option<(u64, i64)>,
+    /// The frame furthest behind, and by how much (ns).
+    pub most: Option<(u64, i64)>,
+}
+
+/// Frames this little behind an earlier one are what capturing on several interfaces does; more
+/// is a file out of time order.
+const SMALL_TIME_LAG_NS: i64 = 1_000_000;
+
+impl TimeOrder {
+    #[cold]
+    fn behind(&mut self, frame: u64, lag_ns: i64) {
+        self.frames += 1;
+        self.first.get_or_insert((frame, lag_ns));
+        if self.most.is_none_or(|(_, m)| lag_ns > m) {
+            self.most = Some((frame, lag_ns));
+        }
+    }
+
+    /// The capture warning, when a frame was behind.
+    pub fn warning(&self) -> Option<String> {
+        let ((first, first_lag), (most, lag)) = self.first.zip(self.most)?;
+        let n = self.frames;
+        let frames = plural(n, "frame is", "frames are");
+        let which = if n == 1 {
+            format!("frame {first}, {} behind", fmt_dur(first_lag))
+        } else if first == most {
+            format!(
+                "the first and furthest behind: frame {first}, {}",
+                fmt_dur(lag)
+            )
+        } else {
+            format!(
+                "the first frame {first}, {} behind; the furthest frame {most}, {} behind",
+                fmt_dur(first_lag),
+                fmt_dur(lag)
+            )
+        };
+        let why = if lag < SMALL_TIME_LAG_NS {
+            "a capture on several interfaces or on Linux's \"any\" device does this (an outgoing packet is stamped when handed to the capture, an incoming one on arrival)"
+        } else {
+            "the file is not in time order (files appended with `mergecap -a`, or interfaces written in turn): put it in order first (`reordercap IN OUT`)"
+        };
+        Some(format!("{frames} stamped earlier than a frame before them ({which}): {why}; the analysis takes packets in file order, so times measured across them (RTT, SACK delay, RTO, failover) can be off by up to {}", fmt_dur(lag)))
+    }
+}
+
+/// NFLOG frames (`tcpdump -i nflog:N`): their record time is when libpcap read a batch of them,
+/// so a frame that carries the kernel's timestamp of its packet (`net::nflog_timestamp`) is
+/// timed by that instead; one that does not keeps the batch's time.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct NflogStamps {
+    pub frames: u64,
+    /// Frames timed by the kernel's timestamp, and the largest difference from their record
+    /// time (ns).
+    pub stamped: u64,
+    pub most_apart_ns: i64,
+    pub unstamped: u64,
+    /// The first frame without a timestamp.
+    pub first_unstamped: Option<u64>,
+}
+
+impl NflogStamps {
+    /// Counts an NFLOG frame; its time: the kernel's when it carries it, else `record_ns`.
+    #[cold]
+    fn frame(&mut self, number: u64, data: &[u8], record_ns: i64) -> i64 {
+        self.frames += 1;
+        match net::nflog_timestamp(data) {
+            Some(Some(t)) => {
+                self.stamped += 1;
+                self.most_apart_ns = self.most_apart_ns.max(record_ns.abs_diff(t) as i64);
+                t
+            }
+            Some(None) => {
+                self.unstamped += 1;
+                self.first_unstamped.get_or_insert(number);
+                record_ns
+            }
+            None => record_ns,
+        }
+    }
+
+    /// The capture warnings: frames timed by the kernel's timestamp, frames without one.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.stamped > 0 {
+            out.push(format!("{} timed by the kernel's timestamp of their packet (NFULA_TIMESTAMP), not by their capture record, which tells when libpcap read them: the kernel hands nflog frames over in batches, and the two differed by up to {}", plural(self.stamped, "NFLOG frame is", "NFLOG frames are"), fmt_dur(self.most_apart_ns)));
+        }
+        if let Some(first) = self.first_unstamped {
+            let (n, of) = (self.unstamped, self.frames);
+            out.push(format!("{n} of {of} NFLOG frames carry no kernel timestamp (no NFULA_TIMESTAMP; the first frame {first}): libpcap stamps such a frame when it reads it, and the kernel hands nflog frames over in batches (when its buffer fills, or every second by default), so their times are the batch's, not the packets': time-based figures from them (RTT, SACK delay, RTO, failover, stalls) cannot be trusted, counts, sequence numbers and events can (packets logged in the output hook carry no timestamp)"));
+        }
+        out
+    }
 }
 
 /// UDP packets that carry DTLS records (`net::transport::dtls_record`): the SCTP of WebRTC data
@@ -200,9 +312,17 @@ impl DtlsSeen {
         }
     }
 
-    /// Distinct flows seen (at most `MAX_DTLS_FLOWS`; `more_flows` says when there were more).
-    pub fn flows(&self) -> usize {
-        self.flows.len()
+    /// The capture warning, when a DTLS packet was seen: WebRTC data channels run their SCTP
+    /// inside DTLS (RFC 8261), encrypted.
+    pub fn warning(&self) -> Option<String> {
+        let (frame, src, dst) = self.first?;
+        let packets = plural(self.packets, "UDP packet", "UDP packets");
+        let flows = if self.more_flows {
+            format!("more than {} flows", self.flows.len())
+        } else {
+            plural(self.flows.len() as u64, "flow", "flows")
+        };
+        Some(format!("{packets} in {flows} carry DTLS records (RFC 6347), the first in frame {frame} ({src} -> {dst}): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted; if these are such channels, their associations cannot be analysed from this capture: capture the SCTP before encryption, or run it over UDP without DTLS (--sctp-udp-port)"))
     }
 }
 
@@ -213,9 +333,12 @@ pub(crate) struct Stage {
     sctp_udp_ports: Vec<u16>,
     tcp: bool,
     first_ns: Option<i64>,
-    last_ns: Option<i64>,
+    /// The latest timestamp so far (`TimeOrder`; `i64::MIN` before the first frame).
+    latest_ns: i64,
     tcp_packets: u64,
     dtls: DtlsSeen,
+    order: TimeOrder,
+    nflog: NflogStamps,
     done: bool,
     /// The next batch's limits are the full ones divided by this.
     divisor: usize,
@@ -241,9 +364,11 @@ impl Stage {
             sctp_udp_ports,
             tcp,
             first_ns: None,
-            last_ns: None,
+            latest_ns: i64::MIN,
             tcp_packets: 0,
             dtls: DtlsSeen::default(),
+            order: TimeOrder::default(),
+            nflog: NflogStamps::default(),
             done: false,
             divisor: if pipelined {
                 FIRST_BATCH_DIVISOR
@@ -266,10 +391,11 @@ impl Stage {
     /// into the batch). False when none is left.
     #[cold]
     fn next_file(&mut self, b: &mut Batch) -> bool {
+        let last_ns = self.last_ns();
         let Some(rot) = self.rotation.as_mut() else {
             return false;
         };
-        let Some((reader, gap)) = rot.next(&self.reader, self.last_ns) else {
+        let Some((reader, gap)) = rot.next(&self.reader, last_ns) else {
             return false;
         };
         self.reader = reader;
@@ -298,12 +424,20 @@ impl Stage {
                 self.done = true;
                 break;
             };
+            let (number, offset) = (frame.number + self.frame_base, frame.offset);
+            let ts_ns = if frame.linktype == net::LINKTYPE_NFLOG {
+                self.nflog.frame(number, frame.data, frame.ts_ns)
+            } else {
+                frame.ts_ns
+            };
             if self.first_ns.is_none() {
-                self.first_ns = Some(frame.ts_ns);
+                self.first_ns = Some(ts_ns);
             }
-            self.last_ns = Some(frame.ts_ns);
-            let (number, ts_ns, offset) =
-                (frame.number + self.frame_base, frame.ts_ns, frame.offset);
+            if ts_ns >= self.latest_ns {
+                self.latest_ns = ts_ns;
+            } else {
+                self.order.behind(number, self.latest_ns - ts_ns);
+            }
             let link = link_bits(net::sll_packet_type(frame.linktype, frame.data));
             // By reference too (the decoded packet's addresses are 17-byte enums).
             match &self.net.decode(frame) {
@@ -331,7 +465,13 @@ impl Stage {
         !self.done
     }
 
+    /// The latest timestamp read, if a frame was.
+    fn last_ns(&self) -> Option<i64> {
+        self.first_ns.map(|_| self.latest_ns)
+    }
+
     pub fn finish(self) -> StageEnd {
+        let last_ns = self.last_ns();
         let (frames, warnings, members) = match self.rotation {
             None => (
                 self.reader.frames_read(),
@@ -339,7 +479,7 @@ impl Stage {
                 Vec::new(),
             ),
             Some(mut rot) => {
-                rot.close_current(&self.reader, self.last_ns);
+                rot.close_current(&self.reader, last_ns);
                 (rot.frame_base, rot.warnings, rot.members)
             }
         };
@@ -350,9 +490,11 @@ impl Stage {
             reader: self.reader,
             net: self.net,
             first_ns: self.first_ns,
-            last_ns: self.last_ns,
+            last_ns,
             tcp_packets: self.tcp_packets,
             dtls: self.dtls,
+            order: self.order,
+            nflog: self.nflog,
         }
     }
 }
@@ -447,6 +589,36 @@ mod tests {
             missing: 0,
             reassembled: false,
         }
+    }
+
+    /// Frames stamped earlier than the latest timestamp before them are counted (the first and
+    /// the furthest behind), a tie is not, and the capture ends at its latest timestamp.
+    #[test]
+    fn frames_behind_the_latest_timestamp_are_counted() {
+        // Classic pcap, microseconds, Ethernet (a frame too short to decode: no packet).
+        let mut bytes = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+        bytes.extend_from_slice(&[0; 8]);
+        bytes.extend_from_slice(&65535u32.to_le_bytes());
+        bytes.extend_from_slice(&1u32.to_le_bytes());
+        for secs in [10u32, 20, 15, 30, 5, 30] {
+            for v in [secs, 0, 4, 4] {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            bytes.extend_from_slice(&[0; 4]);
+        }
+        let reader = CaptureReader::from_read(Box::new(std::io::Cursor::new(bytes))).unwrap();
+        let mut stage = Stage::new(reader, Vec::new(), false, false);
+        let mut b = Batch::default();
+        while stage.fill(&mut b) {}
+        let end = stage.finish();
+        assert_eq!(end.frames, 6);
+        assert_eq!(end.order.frames, 2);
+        assert_eq!(end.order.first, Some((3, 5_000_000_000)));
+        assert_eq!(end.order.most, Some((5, 25_000_000_000)));
+        assert_eq!(
+            (end.first_ns, end.last_ns),
+            (Some(10_000_000_000), Some(30_000_000_000))
+        );
     }
 
     /// Items keep their addresses in the arena before their bytes: every family pairing reads

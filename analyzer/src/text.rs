@@ -22,7 +22,8 @@ pub fn render_capture(c: &CaptureReport) -> String {
         s,
         "   {}{}, {} packets, {} SCTP, {} TCP, {:.3} s, {} bad checksums, {} associations",
         c.format.as_deref().unwrap_or("?"),
-        if c.gzip { " (gzip)" } else { "" },
+        c.compressed_with()
+            .map_or(String::new(), |z| format!(" ({z})")),
         c.packets,
         c.sctp_packets,
         c.tcp_packets,

@@ -288,7 +288,9 @@ fn capture_head(d: &Digest) -> Vec<(Def, String)> {
     vec![
         (
             Def::of("format"),
-            opt(r.format.clone()) + if r.gzip { " (gzip)" } else { "" },
+            opt(r.format.clone())
+                + &r.compressed_with()
+                    .map_or(String::new(), |z| format!(" ({z})")),
         ),
         (Def::of("packets"), r.packets.to_string()),
         (Def::of("sctp_packets"), r.sctp_packets.to_string()),

@@ -195,8 +195,9 @@ async fn store_checked(
 /// File names the sample import takes.
 fn is_capture_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    [".pcap", ".pcapng", ".gz", ".cap"]
+    [".pcap", ".pcapng", ".cap"]
         .iter()
+        .chain(&analyzer::inputs::COMPRESSED_EXTS)
         .any(|e| n.ends_with(e))
 }
 

@@ -89,6 +89,15 @@ async fn upload(app: &Router, files: &[(&str, &[u8])]) -> (StatusCode, Value) {
     (s, serde_json::from_str(&b).unwrap_or(Value::String(b)))
 }
 
+/// Uploads one file and waits for its analysis: its id and the finished entry.
+async fn upload_done(app: &Router, name: &str, bytes: &[u8]) -> (String, Value) {
+    let (s, v) = upload(app, &[(name, bytes)]).await;
+    assert_eq!(s, StatusCode::ACCEPTED, "{v}");
+    let id = v["captures"][0]["id"].as_str().unwrap().to_string();
+    let done = wait_done(app, &id).await;
+    (id, done)
+}
+
 /// Polls `GET /api/captures/{id}` until the analysis is done (or failed).
 async fn wait_done(app: &Router, id: &str) -> Value {
     let start = Instant::now();
@@ -288,6 +297,30 @@ async fn upload_analyse_pages_restart_delete() {
     assert_eq!(send(&app2, req).await.0, StatusCode::NOT_FOUND);
 }
 
+/// A zstd-compressed capture uploaded from the browser is analysed as its plain bytes are, and
+/// its page says how it was compressed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zstd_compressed_upload_analyses_as_its_plain_capture() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../sample-traces/cut_p20_sack40_sender.pcap");
+    let name = "cut_p20_sack40_sender.pcap.zst";
+    let bytes = zstd::encode_all(&std::fs::read(&path).unwrap()[..], 3).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(state(dir.path(), None));
+    let (id, done) = upload_done(&app, name, &bytes).await;
+    assert_eq!(done["status"], "done", "{done}");
+    let mut expected = expected_report(&path, name);
+    expected["compression"] = "zstd".into();
+    assert_eq!(
+        first_difference(&done["result"], &expected, "result"),
+        None,
+        "the compressed upload's result differs from the plain capture's report"
+    );
+    let (s, html) = get(&app, &format!("/captures/{id}"), "text/html").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(unescape(&html).contains("pcap (zstd)"), "{html}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn several_files_in_one_upload() {
     let a = need!("p20_sack40_sender.pcap");
@@ -434,10 +467,7 @@ async fn spurious_failover_diagnosis_is_shown() {
     let bytes = std::fs::read(&path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let app = app(state(dir.path(), None));
-    let (s, v) = upload(&app, &[(name, &bytes)]).await;
-    assert_eq!(s, StatusCode::ACCEPTED, "{v}");
-    let id = v["captures"][0]["id"].as_str().unwrap().to_string();
-    let done = wait_done(&app, &id).await;
+    let (id, done) = upload_done(&app, name, &bytes).await;
     let fo = &done["result"]["associations"][0]["directions"][0]["failovers"][0];
     assert_eq!(fo["spurious"], true, "{fo}");
     assert_eq!(fo["cause"], "sack_delay_exceeds_rto");

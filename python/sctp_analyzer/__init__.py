@@ -1,7 +1,7 @@
 """SCTP (and TCP) trace analysis from Python: the analyzer of ``sctp-analyzer``, in-process.
 
-``analyze(path_or_paths)`` reads one capture (pcap / pcapng, optionally gzip-compressed; several
-files are one rotated capture) and returns an :class:`Analysis`: ``report``, the capture's
+``analyze(path_or_paths)`` reads one capture (pcap / pcapng, optionally compressed with gzip,
+zstd or LZ4; several files are one rotated capture) and returns an :class:`Analysis`: ``report``, the capture's
 object of ``sctp-analyzer analyze --format json`` as a dict, and ``tables``, every table of
 ``--format parquet`` as a polars DataFrame. Both come from the Rust library's one analysis
 pass; the tables cross into Python as Arrow (the Arrow PyCapsule interface), without a copy.

@@ -109,7 +109,8 @@ pub struct CaptureAnalysis {
     pub emitted_tcp: u64,
     pub file: String,
     pub format: CaptureFormat,
-    pub gzip: bool,
+    /// How the capture file was compressed (gzip, zstd, LZ4), if it was.
+    pub compression: Option<crate::capture::Compression>,
     pub packets: u64,
     pub sctp_packets: u64,
     pub tcp_packets: u64,
@@ -487,18 +488,16 @@ fn run(
             format!("packets taken out of tunnels ({list}{which}): analysed as the packets inside (their addresses, hop limits and lengths; the outer headers are not analysed)")
         });
     }
-    // DTLS over UDP (RFC 6347): a WebRTC data channel's SCTP is inside it, encrypted (RFC 8261).
-    if let Some((frame, src, dst)) = end.dtls.first {
-        let (n, flows, more) = (end.dtls.packets, end.dtls.flows(), end.dtls.more_flows);
-        pass.warnings.push(|| {
-            let packets = crate::decimal::plural(n, "UDP packet", "UDP packets");
-            let flows = if more {
-                format!("more than {flows} flows")
-            } else {
-                crate::decimal::plural(flows as u64, "flow", "flows")
-            };
-            format!("{packets} in {flows} carry DTLS records (RFC 6347), the first in frame {frame} ({src} -> {dst}): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted; if these are such channels, their associations cannot be analysed from this capture: capture the SCTP before encryption, or run it over UDP without DTLS (--sctp-udp-port)")
-        });
+    // What the reading stage saw beside the packets: DTLS (an encrypted WebRTC data channel's
+    // SCTP), timestamps that step back, NFLOG frames and their times.
+    for w in end
+        .dtls
+        .warning()
+        .into_iter()
+        .chain(end.order.warning())
+        .chain(end.nflog.warnings())
+    {
+        pass.warnings.push(|| w);
     }
     let pending = end.net.pending_fragments() as u64;
     let incomplete = ns.reassembly_timeouts + ns.reassembly_evictions + pending;
@@ -529,7 +528,7 @@ fn run(
     CaptureAnalysis {
         file: name.to_string(),
         format: end.reader.format(),
-        gzip: end.reader.gzip(),
+        compression: end.reader.compression(),
         packets: end.frames,
         sctp_packets: pass.sctp_packets,
         tcp_packets: end.tcp_packets,

@@ -1,6 +1,6 @@
 //! Fatal capture errors: problems that stop a capture from being read at all.
 //!
-//! Problems after the file header (and, for I/O and gzip, after the first frame) are not errors:
+//! Problems after the file header (and, for I/O and decompression, after the first frame) are not errors:
 //! they end reading with a warning (see [`super::CaptureReader::warnings`]).
 
 use std::io;
@@ -16,12 +16,18 @@ pub enum CaptureError {
         #[source]
         source: io::Error,
     },
-    /// The file (or the decompressed gzip stream) holds no byte at all.
+    /// The file (or the decompressed stream) holds no byte at all.
     #[error("empty file at offset 0: not a pcap or pcapng file")]
     Empty,
     /// The first four bytes are neither a pcap nor a pcapng magic number.
     #[error("bad magic 0x{magic:08x} at offset 0: not a pcap or pcapng file")]
     BadMagic { magic: u32 },
+    /// The file is compressed in a format that is not read directly (xz, bzip2, zip, 7z).
+    #[error("{format}-compressed file (magic at offset 0): decompress it first ({tool}), or compress it with gzip, zstd or lz4, which are read directly")]
+    Compressed {
+        format: &'static str,
+        tool: &'static str,
+    },
     /// A known magic, but a format variant this reader does not support.
     #[error("unsupported {what} (magic 0x{magic:08x} at offset 0)")]
     Unsupported { what: &'static str, magic: u32 },
@@ -42,11 +48,12 @@ pub enum CaptureError {
         offset: u64,
         reason: String,
     },
-    /// The gzip stream is corrupt before the first frame could be read.
+    /// The compressed stream (gzip, zstd, LZ4) is corrupt before the first frame could be read.
     #[error(
-        "corrupt gzip stream at decompressed offset {offset} (before the first frame): {source}"
+        "corrupt {compression} stream at decompressed offset {offset} (before the first frame): {source}"
     )]
-    Gzip {
+    Decompress {
+        compression: &'static str,
         offset: u64,
         #[source]
         source: io::Error,
@@ -60,8 +67,9 @@ impl CaptureError {
             CaptureError::Io { offset, .. }
             | CaptureError::TruncatedHeader { offset, .. }
             | CaptureError::BadHeader { offset, .. }
-            | CaptureError::Gzip { offset, .. } => Some(*offset),
+            | CaptureError::Decompress { offset, .. } => Some(*offset),
             CaptureError::Empty
+            | CaptureError::Compressed { .. }
             | CaptureError::BadMagic { .. }
             | CaptureError::Unsupported { .. } => Some(0),
         }

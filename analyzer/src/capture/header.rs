@@ -1,12 +1,12 @@
 //! Reads and checks the start of a capture before pcap-parser sees it: empty file, magic, the
 //! file header (fatal errors), then more bytes up to the end of the first packet record, so that
-//! a read or gzip error before the first frame is fatal too, while later ones become warnings.
+//! a read or decompression error before the first frame is fatal too, while later ones become warnings.
 
 use std::io::Read;
 
 use super::classic::{self, Magic, FILE_HEADER_LEN, MAX_RECORD_LEN};
 use super::error::CaptureError;
-use super::input::fill_to;
+use super::input::{fill_to, foreign_compression, Compression};
 use super::pcapng::{self, Head};
 
 /// Read at least this much before looking at the file.
@@ -20,7 +20,7 @@ pub(crate) struct Prefix {
     pub magic: Magic,
     /// Length of the file header (classic) or first SHB (pcapng).
     pub header_len: usize,
-    /// A read (or gzip) error met after the first frame while filling the prefix: reading ends
+    /// A read (or decompression) error met after the first frame while filling the prefix: reading ends
     /// there with a warning, as for any later error.
     pub error: Option<std::io::Error>,
 }
@@ -36,18 +36,22 @@ enum Need {
 }
 
 /// Reads the prefix of the (decompressed) stream and checks the file header.
-pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, CaptureError> {
+pub(crate) fn read_prefix(
+    stream: &mut dyn Read,
+    compression: Option<Compression>,
+) -> Result<Prefix, CaptureError> {
     let mut bytes = Vec::with_capacity(PREFIX_MIN);
     let mut eof = false;
     // A read error ends the prefix; it is fatal unless the first frame was read before it.
     let mut late: Option<(u64, std::io::Error)> = None;
     let fatal = |late: Option<(u64, std::io::Error)>| {
-        late.map(|(offset, source)| {
-            if gzip {
-                CaptureError::Gzip { offset, source }
-            } else {
-                CaptureError::Io { offset, source }
-            }
+        late.map(|(offset, source)| match compression {
+            Some(c) => CaptureError::Decompress {
+                compression: c.name(),
+                offset,
+                source,
+            },
+            None => CaptureError::Io { offset, source },
         })
     };
     fill(stream, &mut bytes, PREFIX_MIN, &mut eof, &mut late);
@@ -66,7 +70,12 @@ pub(crate) fn read_prefix(stream: &mut dyn Read, gzip: bool) -> Result<Prefix, C
         });
     };
     // Before the first frame, a read error explains a bad header better than the header does.
-    let magic = classic::sniff(&head4).map_err(|e| fatal(late.take()).unwrap_or(e))?;
+    let magic = classic::sniff(&head4).map_err(|e| {
+        let compressed = foreign_compression(&bytes)
+            .filter(|_| matches!(e, CaptureError::BadMagic { .. }))
+            .map(|(format, tool)| CaptureError::Compressed { format, tool });
+        fatal(late.take()).or(compressed).unwrap_or(e)
+    })?;
     let header_len = loop {
         match header_end(magic, &bytes) {
             Ok(None) => break Ok(header_len(magic, &bytes)),

@@ -1,7 +1,8 @@
-//! Streaming capture reading: classic pcap, pcapng and gzip-compressed captures, one frame at a time.
+//! Streaming capture reading: classic pcap and pcapng, plain or compressed (gzip, zstd, LZ4), one
+//! frame at a time.
 //!
 //! The reader never holds the whole file: it wraps `pcap_parser`'s streaming reader over a
-//! buffered (and, for `.gz`, decompressing) byte source. Errors in the file header are fatal;
+//! buffered (and, when compressed, decompressing) byte source. Errors in the file header are fatal;
 //! errors after at least the header parsed (truncated last record, garbage) end reading with a
 //! warning that names the byte offset, and everything read before stays valid.
 
@@ -17,9 +18,12 @@ pub mod rotation;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_compressed;
+#[cfg(test)]
 mod testutil;
 
 pub use error::CaptureError;
+pub use input::Compression;
 pub use reader::CaptureReader;
 
 /// Container format of a capture file.

@@ -17,7 +17,7 @@ use super::error::CaptureError;
 use super::header::read_prefix;
 pub(super) use super::in_place::READ_WHOLE_MAX;
 use super::in_place::{Backing, Input, Source, SPARE};
-use super::input::{open_stream, Prefixed, Shared, GZIP_MAGIC};
+use super::input::{open_stream, Compression, Prefixed, Shared, ZSTD_WINDOW_TOLD};
 use super::pcapng::{self, Head, Iface};
 use super::{CaptureFormat, Frame};
 
@@ -75,11 +75,11 @@ enum Step {
     Stop(String),
 }
 
-/// Streaming reader of classic pcap and pcapng captures, plain or gzip-compressed.
+/// Streaming reader of classic pcap and pcapng captures, plain or compressed (gzip, zstd, LZ4).
 pub struct CaptureReader {
     inner: Input,
     format: CaptureFormat,
-    gzip: bool,
+    compression: Option<Compression>,
     shared: Arc<Shared>,
     mode: Mode,
     capacity: usize,
@@ -100,7 +100,7 @@ impl fmt::Debug for CaptureReader {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CaptureReader")
             .field("format", &self.format)
-            .field("gzip", &self.gzip)
+            .field("compression", &self.compression)
             .field("pos", &self.pos)
             .field("frames", &self.frames)
             .field("done", &self.done)
@@ -109,7 +109,7 @@ impl fmt::Debug for CaptureReader {
 }
 
 impl CaptureReader {
-    /// Opens a capture file (plain or gzip-compressed pcap / pcapng).
+    /// Opens a capture file (pcap / pcapng, plain or compressed with gzip, zstd or LZ4).
     pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
         let file = File::open(path).map_err(|source| CaptureError::Io { offset: 0, source })?;
         match Self::source(file)? {
@@ -124,7 +124,7 @@ impl CaptureReader {
     /// `SCTP_ANALYZER_NO_MMAP` set). Each byte of the file is read once.
     fn source(mut file: File) -> Result<Source, CaptureError> {
         // Compressed, or too short to tell: a stream.
-        let streamed = |b: &[u8]| b.len() < 2 || b[..2] == GZIP_MAGIC;
+        let streamed = |b: &[u8]| b.len() < 4 || Compression::sniff(b).is_some();
         let Ok(meta) = file.metadata() else {
             return Ok(Source::Stream(Box::new(file)));
         };
@@ -166,14 +166,14 @@ impl CaptureReader {
 
     /// Reads an uncompressed capture in place.
     fn from_bytes(bytes: Backing) -> Result<CaptureReader, CaptureError> {
-        let prefix = read_prefix(&mut &bytes[..], false)?;
+        let prefix = read_prefix(&mut &bytes[..], None)?;
         let inner = Input::InPlace {
             bytes,
             pos: 0,
             released: 0,
         };
         let shared = Arc::new(Shared::default());
-        Self::start(inner, prefix.magic, false, shared, INITIAL_CAPACITY)
+        Self::start(inner, prefix.magic, None, shared, INITIAL_CAPACITY)
     }
 
     /// A reader positioned after the file header (classic, read here) or before the first block
@@ -181,7 +181,7 @@ impl CaptureReader {
     fn start(
         mut inner: Input,
         magic: Magic,
-        gzip: bool,
+        compression: Option<Compression>,
         shared: Arc<Shared>,
         capacity: usize,
     ) -> Result<CaptureReader, CaptureError> {
@@ -221,7 +221,7 @@ impl CaptureReader {
         Ok(CaptureReader {
             inner,
             format,
-            gzip,
+            compression,
             shared,
             mode,
             capacity,
@@ -237,12 +237,13 @@ impl CaptureReader {
         })
     }
 
-    /// Reads a capture from any byte source; gzip (magic 1f 8b) is detected and decompressed.
+    /// Reads a capture from any byte source; gzip, zstd and LZ4 are detected (by magic) and
+    /// decompressed.
     pub fn from_read(r: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
         let shared = Arc::new(Shared::default());
-        let (mut stream, gzip) =
+        let (mut stream, compression, zstd_window) =
             open_stream(r, &shared).map_err(|source| CaptureError::Io { offset: 0, source })?;
-        let prefix = read_prefix(&mut *stream, gzip)?;
+        let prefix = read_prefix(&mut *stream, compression)?;
         let magic = prefix.magic;
         let capacity = INITIAL_CAPACITY.max(prefix.header_len.next_power_of_two());
         if let Some(e) = prefix.error {
@@ -259,7 +260,14 @@ impl CaptureReader {
             reason: format!("pcap-parser: {}", describe(&e)),
         };
         let inner = pcap_parser::create_reader(capacity, source).map_err(bad)?;
-        Self::start(Input::Stream(inner), magic, gzip, shared, capacity)
+        let mut reader = Self::start(Input::Stream(inner), magic, compression, shared, capacity)?;
+        if let Some(w) = zstd_window.filter(|&w| w > ZSTD_WINDOW_TOLD) {
+            reader.warnings.push(format!(
+                "the zstd stream asks for a {} MiB window (written with `zstd --long`): decoding keeps that much of it in memory",
+                w >> 20
+            ));
+        }
+        Ok(reader)
     }
 
     /// Whether the capture is read in place (its file mapped, or read whole when small).
@@ -283,8 +291,14 @@ impl CaptureReader {
         self.format
     }
 
+    /// Whether the capture is gzip-compressed (`compression`).
     pub fn gzip(&self) -> bool {
-        self.gzip
+        self.compression == Some(Compression::Gzip)
+    }
+
+    /// How the capture file is compressed, if it is.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
     }
 
     /// Problems met after the header, each naming its byte offset.
@@ -292,7 +306,7 @@ impl CaptureReader {
         &self.warnings
     }
 
-    /// Bytes of the underlying (compressed, if gzip) input consumed so far.
+    /// Bytes of the underlying (compressed, if it is) input consumed so far.
     pub fn input_bytes_read(&self) -> u64 {
         match &self.inner {
             Input::Stream(_) => self.shared.input_bytes.load(Ordering::Relaxed),
@@ -609,7 +623,11 @@ impl CaptureReader {
             self.stop(format!(
                 "truncated {what} at offset {}: {have} of {total} bytes present at the end of the {}",
                 self.pos,
-                if self.gzip { "decompressed stream" } else { "file" }
+                if self.compression.is_some() {
+                    "decompressed stream"
+                } else {
+                    "file"
+                }
             ));
             return false;
         }
@@ -621,10 +639,9 @@ impl CaptureReader {
                 .ok()
                 .and_then(|mut e| e.take())
                 .unwrap_or((self.pos, "read error".into()));
-            let kind = if self.gzip {
-                "corrupt gzip stream at decompressed offset"
-            } else {
-                "I/O error at offset"
+            let kind = match self.compression {
+                Some(c) => format!("corrupt {} stream at decompressed offset", c.name()),
+                None => "I/O error at offset".to_string(),
             };
             self.stop(format!(
                 "{kind} {offset}: {msg}; the {what} at offset {} is incomplete",

@@ -3,10 +3,10 @@
 use std::io::Cursor;
 
 use super::testutil::{gzip, Failing, NgBuilder, PcapBuilder, Rng, Trickle};
-use super::{CaptureError, CaptureFormat, CaptureReader};
+use super::{CaptureError, CaptureFormat, CaptureReader, Compression};
 
 #[derive(Debug, Clone, PartialEq)]
-struct Owned {
+pub(super) struct Owned {
     number: u64,
     ts_ns: i64,
     linktype: u32,
@@ -15,19 +15,20 @@ struct Owned {
     offset: u64,
 }
 
-struct Read {
-    frames: Vec<Owned>,
-    warnings: Vec<String>,
-    format: CaptureFormat,
-    gzip: bool,
-    input: u64,
+pub(super) struct Read {
+    pub(super) frames: Vec<Owned>,
+    pub(super) warnings: Vec<String>,
+    pub(super) format: CaptureFormat,
+    pub(super) gzip: bool,
+    pub(super) compression: Option<Compression>,
+    pub(super) input: u64,
 }
 
-fn read_from(r: Box<dyn std::io::Read + Send>) -> Result<Read, CaptureError> {
+pub(super) fn read_from(r: Box<dyn std::io::Read + Send>) -> Result<Read, CaptureError> {
     Ok(drain(CaptureReader::from_read(r)?))
 }
 
-fn drain(mut rd: CaptureReader) -> Read {
+pub(super) fn drain(mut rd: CaptureReader) -> Read {
     let mut frames = Vec::new();
     while let Some(f) = rd.next_frame() {
         frames.push(Owned {
@@ -46,11 +47,12 @@ fn drain(mut rd: CaptureReader) -> Read {
         warnings: rd.warnings().to_vec(),
         format: rd.format(),
         gzip: rd.gzip(),
+        compression: rd.compression(),
         input: rd.input_bytes_read(),
     }
 }
 
-fn read(bytes: &[u8]) -> Result<Read, CaptureError> {
+pub(super) fn read(bytes: &[u8]) -> Result<Read, CaptureError> {
     read_from(Box::new(Cursor::new(bytes.to_vec())))
 }
 
@@ -58,7 +60,7 @@ fn pkt(n: usize, fill: u8) -> Vec<u8> {
     (0..n).map(|i| fill.wrapping_add(i as u8)).collect()
 }
 
-fn classic(be: bool, nanos: bool, modified: bool) -> Vec<u8> {
+pub(super) fn classic(be: bool, nanos: bool, modified: bool) -> Vec<u8> {
     let mut b = PcapBuilder::new(be, nanos, modified, 1, 65535);
     b.record(1_700_000_000, 123_456, &pkt(60, 1), 60)
         .record(1_700_000_001, 999_999, &pkt(100, 2), 1500)
@@ -144,6 +146,7 @@ fn gzip_pcap() {
     let gz = gzip(&plain);
     let r = read(&gz).unwrap();
     assert!(r.gzip);
+    assert_eq!(r.compression, Some(Compression::Gzip));
     assert_eq!(r.frames, read(&plain).unwrap().frames);
     assert!(r.warnings.is_empty());
     assert_eq!(r.input, gz.len() as u64);
@@ -197,7 +200,7 @@ fn gzip_corrupt_before_first_frame_is_fatal() {
     let mut bad = gz[..14].to_vec();
     bad.extend_from_slice(&[0xFF; 40]);
     match read(&bad) {
-        Err(e @ CaptureError::Gzip { .. }) => assert!(e.to_string().contains("gzip"), "{e}"),
+        Err(e @ CaptureError::Decompress { .. }) => assert!(e.to_string().contains("gzip"), "{e}"),
         Err(e) => panic!("unexpected error {e}"),
         Ok(_) => panic!("accepted corrupt gzip"),
     }

@@ -59,7 +59,7 @@ fn shell(
         emitted_tcp: 0,
         file: file.to_string(),
         format: CaptureFormat::Pcap,
-        gzip: false,
+        compression: None,
         packets: 0,
         sctp_packets: 0,
         tcp_packets: 0,

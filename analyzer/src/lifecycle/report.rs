@@ -120,33 +120,7 @@ pub(super) fn event_filter(frame: u64, ctype: u8) -> String {
     f
 }
 
-/// A duration in words: "3.0 s", "200 ms", "1.5 ms", "80 µs" (written where it is used, no
-/// string of its own).
-pub(super) fn fmt_dur(ns: i64) -> Dur {
-    Dur(ns)
-}
-
-/// `fmt_dur`'s text.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Dur(i64);
-
-impl std::fmt::Display for Dur {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use crate::decimal::Fixed;
-        let ns = self.0.max(0) as f64;
-        let (value, unit) = if ns >= 1e9 {
-            (Fixed(ns / 1e9, 1), " s")
-        } else if ns >= 1e7 {
-            (Fixed(ns / 1e6, 0), " ms")
-        } else if ns >= 1e6 {
-            (Fixed(ns / 1e6, 1), " ms")
-        } else {
-            (Fixed(ns / 1e3, 0), " µs")
-        };
-        std::fmt::Display::fmt(&value, f)?;
-        f.write_str(unit)
-    }
-}
+pub(super) use crate::decimal::fmt_dur;
 
 /// Error causes in words: the first one's name and fields, and how many more.
 pub(super) fn describe_causes(causes: &[CauseInfo]) -> String {
@@ -178,12 +152,13 @@ impl Lifecycle {
             events: self.events.iter().map(|e| event_report(e, tb)).collect(),
             events_dropped: self.events_dropped,
             after_end_packets: self.after_end_packets,
-            end: self.end_report(tb),
+            end: self.end_report(tb, ports),
             filter: assoc_filter(ports, tags),
         }
     }
 
-    fn end_report(&self, tb: TimeBase) -> EndReport {
+    /// `ports`: each endpoint's SCTP port.
+    fn end_report(&self, tb: TimeBase, ports: [u16; 2]) -> EndReport {
         let kind = self.end_kind();
         let mut end = EndReport {
             kind: kind.as_str().to_string(),
@@ -223,6 +198,19 @@ impl Lifecycle {
                         a.by,
                         describe_causes(&a.causes)
                     );
+                    if a.causes.is_empty() && !a.t_bit && step == "the INIT" {
+                        // RFC 9260 8.4 rule 3: an INIT that cannot be processed is answered by
+                        // an ABORT with the INIT's Initiate Tag, T bit 0. Linux sends it without
+                        // a cause from its control socket when no socket listens on the port
+                        // (`sctp_sf_tabort_8_4_8`), and so when the listener is closing or its
+                        // accept queue is full.
+                        let _ = write!(
+                            end.detail,
+                            "; the Linux kernel refuses an INIT this way when no socket listens on the port (port {} of endpoint {}), or the listening socket is closing or its accept queue is full",
+                            ports[usize::from(a.by & 1)],
+                            a.by
+                        );
+                    }
                 } else {
                     end.detail = self.missing_step();
                 }

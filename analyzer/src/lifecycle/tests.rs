@@ -94,9 +94,14 @@ pub(super) fn report(lc: &Lifecycle) -> LifecycleReport {
     lc.report(TB, [5000, 6000], [Some(TAG0), Some(TAG1)])
 }
 
+/// Endpoint 0's INIT (tag `TAG0`) at frame 1, time 0.
+pub(super) fn init(lc: &mut Lifecycle) {
+    feed(lc, &ctx(1, 0.0, 0, 0), 0, types::INIT, 0, &init_value(TAG0));
+}
+
 /// INIT / INIT-ACK / COOKIE-ECHO / COOKIE-ACK at frames 1-4, 0-30 ms.
 pub(super) fn handshake(lc: &mut Lifecycle) {
-    feed(lc, &ctx(1, 0.0, 0, 0), 0, types::INIT, 0, &init_value(TAG0));
+    init(lc);
     feed(
         lc,
         &ctx(2, 10.0, 1, TAG0),
@@ -198,6 +203,36 @@ fn init_answered_by_abort_is_a_failed_handshake_with_its_cause() {
     assert_eq!(r.end.frame, Some(2));
     assert_eq!(r.end.causes, lc.abort_causes());
     assert!(r.end.detail.contains("answered the INIT with an ABORT"));
+    // A cause says why: no guess about listeners.
+    assert!(!r.end.detail.contains("listens"), "{}", r.end.detail);
+}
+
+/// An INIT refused by an ABORT without a cause (T bit 0): what the Linux kernel answers when no
+/// socket listens on the port; the end names the port. With the T bit set it is not that answer.
+#[test]
+fn init_refused_without_a_cause_names_the_port_nothing_may_listen_on() {
+    for t_bit in [false, true] {
+        let mut lc = Lifecycle::default();
+        init(&mut lc);
+        feed(
+            &mut lc,
+            &ctx(2, 0.001, 1, TAG0),
+            1,
+            types::ABORT,
+            u8::from(t_bit),
+            &[],
+        );
+        lc.finish();
+        assert_eq!(lc.end_kind(), EndKind::HandshakeFailed);
+        let r = report(&lc);
+        let d = &r.end.detail;
+        assert!(d.contains("answered the INIT with an ABORT"), "{d}");
+        assert_eq!(
+            d.contains("no socket listens on the port (port 6000 of endpoint 1)"),
+            !t_bit,
+            "{d}"
+        );
+    }
 }
 
 #[test]

@@ -21,6 +21,8 @@ pub enum NetErrorKind {
     UnsupportedLinktype(u32),
     #[error("truncated: {need} bytes needed, {have} captured")]
     Truncated { need: usize, have: usize },
+    #[error("TLV length {0} below its 4-byte header")]
+    BadTlvLength(u16),
     #[error("IP version {0}")]
     BadVersion(u8),
     #[error("IHL {0} < 5")]

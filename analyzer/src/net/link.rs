@@ -23,6 +23,12 @@ pub const LINKTYPE_IPV4: u32 = 228;
 pub const LINKTYPE_IPV6: u32 = 229;
 /// LINKTYPE_LINUX_SLL2: Linux cooked capture v2 (20-byte header).
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
+/// LINKTYPE_NFLOG: Linux netfilter's log (`tcpdump -i nflog:N`, nftables `log group N`).
+pub const LINKTYPE_NFLOG: u32 = 239;
+/// NFLOG TLV types (linux/netfilter/nfnetlink_log.h): the kernel's timestamp of the packet, and
+/// the packet from its IP header.
+const NFULA_TIMESTAMP: u16 = 3;
+const NFULA_PAYLOAD: u16 = 9;
 
 /// EtherTypes (IEEE Registration Authority).
 pub(crate) const ET_IPV4: u16 = 0x0800;
@@ -136,6 +142,7 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
                 _ => Link::NonIp,
             })
         }
+        LINKTYPE_NFLOG => nflog(data),
         DLT_RAW_12 | DLT_RAW_14 | LINKTYPE_RAW => Ok(Link::Ip {
             l3: L3::ByVersion,
             offset: 0,
@@ -153,6 +160,116 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
             0,
             NetErrorKind::UnsupportedLinktype(other),
         )),
+    }
+}
+
+/// NFLOG (<https://www.tcpdump.org/linktypes/LINKTYPE_NFLOG.html>): address family (1 byte),
+/// version (1), resource id (2, network order), then TLVs; the packet is the value of the
+/// NFULA_PAYLOAD TLV. Other TLVs (hook, interfaces, UID, prefix, timestamp) are skipped.
+fn nflog(data: &[u8]) -> Result<Link, NetError> {
+    if data.len() < NFLOG_HEADER + 4 {
+        return Err(NetError::truncated(
+            "nflog",
+            0,
+            NFLOG_HEADER + 4,
+            data.len(),
+        ));
+    }
+    // AF_INET 2, AF_INET6 10 (Linux); another family leaves it to the version nibble.
+    let l3 = match data[0] {
+        2 => L3::Ipv4,
+        10 => L3::Ipv6,
+        _ => L3::ByVersion,
+    };
+    for tlv in NflogTlvs::new(data) {
+        let (at, ty) = tlv?;
+        if ty == NFULA_PAYLOAD {
+            return Ok(Link::Ip { l3, offset: at + 4 });
+        }
+    }
+    Ok(Link::NonIp)
+}
+
+/// The kernel's timestamp of an NFLOG frame's packet (the NFULA_TIMESTAMP TLV: seconds and
+/// microseconds, 64 bits each in network byte order), in ns since the Unix epoch: Some(None)
+/// when the frame has none, None for a frame whose TLVs do not parse.
+/// libpcap stamps an NFLOG frame when it reads it, and the kernel hands nflog frames over in
+/// batches (when its buffer fills, or at a flush timer of a second by default): the record's time
+/// is the batch's, the TLV's the packet's.
+pub fn nflog_timestamp(data: &[u8]) -> Option<Option<i64>> {
+    if data.len() < NFLOG_HEADER + 4 {
+        return None;
+    }
+    for tlv in NflogTlvs::new(data) {
+        let (at, ty) = tlv.ok()?;
+        if ty == NFULA_TIMESTAMP {
+            let v = data.get(at + 4..at + 20)?;
+            let sec = i64::try_from(u64::from_be_bytes(v[..8].try_into().ok()?)).ok()?;
+            let usec = i64::try_from(u64::from_be_bytes(v[8..].try_into().ok()?)).ok()?;
+            return Some(
+                sec.checked_mul(1_000_000_000)?
+                    .checked_add(usec.checked_mul(1000)?),
+            );
+        }
+    }
+    Some(None)
+}
+
+/// The NFLOG header's length (family, version, resource id).
+const NFLOG_HEADER: usize = 4;
+
+/// The TLVs of an NFLOG frame (at least `NFLOG_HEADER + 4` bytes) as (offset, type): a length
+/// covering the 4-byte TLV header and a type, both 16 bits in the capturing host's byte order,
+/// each value padded to 4 bytes. An error (a length below 4) ends the walk.
+struct NflogTlvs<'a> {
+    data: &'a [u8],
+    at: usize,
+    big_endian: bool,
+}
+
+impl<'a> NflogTlvs<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        // Host byte order: the first TLV's length read as little-endian unless only the other
+        // order gives a length that fits (a big-endian capturing host).
+        let fits = |n: u16| usize::from(n) >= 4 && usize::from(n) <= data.len() - NFLOG_HEADER;
+        let le_first = u16::from_le_bytes([data[NFLOG_HEADER], data[NFLOG_HEADER + 1]]);
+        NflogTlvs {
+            data,
+            at: NFLOG_HEADER,
+            big_endian: !fits(le_first) && fits(le_first.swap_bytes()),
+        }
+    }
+
+    fn u16_at(&self, at: usize) -> u16 {
+        let v = u16::from_le_bytes([self.data[at], self.data[at + 1]]);
+        if self.big_endian {
+            v.swap_bytes()
+        } else {
+            v
+        }
+    }
+}
+
+impl Iterator for NflogTlvs<'_> {
+    type Item = Result<(usize, u16), NetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let at = self.at;
+        if at + 4 > self.data.len() {
+            return None;
+        }
+        // The type without the netlink attribute flags (NLA_TYPE_MASK).
+        let (len, ty) = (self.u16_at(at), self.u16_at(at + 2) & 0x3FFF);
+        if len < 4 {
+            self.at = self.data.len();
+            return Some(Err(NetError::new(
+                "nflog",
+                at,
+                NetErrorKind::BadTlvLength(len),
+            )));
+        }
+        self.at = at + ((usize::from(len) + 3) & !3);
+        Some(Ok((at, ty)))
     }
 }
 

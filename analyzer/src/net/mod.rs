@@ -16,7 +16,7 @@ mod defrag;
 mod error;
 mod ip;
 mod link;
-pub use link::{sll_packet_type, sll_packet_type_name};
+pub use link::{nflog_timestamp, sll_packet_type, sll_packet_type_name, LINKTYPE_NFLOG};
 pub mod transport;
 pub mod tunnel;
 

@@ -249,6 +249,93 @@ fn null_and_loop_both_byte_orders() {
     assert_eq!(decode_one(108, &[0, 0]).unwrap_err().layer, "loop");
 }
 
+/// An NFLOG frame: header (family, version, resource id) and TLVs (length, type) in the given
+/// byte order, the packet in an NFULA_PAYLOAD TLV after others, each value padded to 4 bytes.
+fn nflog(family: u8, big_endian: bool, ip: &[u8]) -> Vec<u8> {
+    let mut f = vec![family, 0, 0, 5];
+    let tlvs: [(u16, &[u8]); 4] = [
+        (1, &[0x08, 0x00, 3, 0]), // NFULA_PACKET_HDR: hw protocol, hook (local out)
+        (10, b"x"),               // NFULA_PREFIX: 1 byte, padded
+        (0x4000 | 9, ip),         // NFULA_PAYLOAD, with the NLA_F_NET_BYTEORDER flag
+        (11, &[0, 0, 0, 0]),      // NFULA_UID after the payload
+    ];
+    for (ty, v) in tlvs {
+        let len = (v.len() + 4) as u16;
+        for x in [len, ty] {
+            f.extend_from_slice(&if big_endian {
+                x.to_be_bytes()
+            } else {
+                x.to_le_bytes()
+            });
+        }
+        f.extend_from_slice(v);
+        f.resize(f.len().next_multiple_of(4), 0);
+    }
+    f
+}
+
+#[test]
+fn nflog_payload_in_either_byte_order() {
+    let body = payload(10);
+    let v4 = ipv4(132, 1, (false, 0), &[], &body);
+    let v6 = ipv6(132, &body);
+    for (family, ip) in [(2u8, &v4), (10, &v6), (0, &v4)] {
+        for big_endian in [false, true] {
+            let f = nflog(family, big_endian, ip);
+            let p = decode_one(239, &f).unwrap().unwrap();
+            // The IP total length ends the packet: the padding and the TLV after it are not in.
+            assert_eq!(
+                (&p.payload[..], p.proto),
+                (&body[..], 132),
+                "{family} {big_endian}"
+            );
+        }
+    }
+    // No payload TLV: not IP; a TLV shorter than its header: an error naming its offset.
+    let mut f = nflog(2, false, &v4);
+    f.truncate(4 + 8 + 8);
+    assert!(decode_one(239, &f).unwrap().is_none());
+    let e = decode_one(239, &[2, 0, 0, 5, 2, 0, 9, 0, 0, 0, 0, 0]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "nflog header at frame offset 4: TLV length 2 below its 4-byte header"
+    );
+    assert_eq!(decode_one(239, &[2, 0, 0]).unwrap_err().layer, "nflog");
+}
+
+/// The kernel's timestamp of an NFLOG frame (NFULA_TIMESTAMP: seconds and microseconds, 64 bits
+/// each in network order), in either TLV byte order; none without the TLV or for another link.
+#[test]
+fn nflog_timestamp_tlv() {
+    let v4 = ipv4(132, 1, (false, 0), &[], &payload(10));
+    let plain = nflog(2, false, &v4);
+    assert_eq!(super::nflog_timestamp(&plain), Some(None));
+    assert_eq!(super::nflog_timestamp(&plain[..7]), None);
+    for big_endian in [false, true] {
+        let mut f = vec![2, 0, 0, 5];
+        let (len, ty) = (20u16, 3u16);
+        for x in [len, ty] {
+            f.extend_from_slice(&if big_endian {
+                x.to_be_bytes()
+            } else {
+                x.to_le_bytes()
+            });
+        }
+        f.extend_from_slice(&1_700_000_000u64.to_be_bytes());
+        f.extend_from_slice(&123_456u64.to_be_bytes());
+        f.extend_from_slice(&nflog(2, big_endian, &v4)[4..]);
+        assert_eq!(
+            super::nflog_timestamp(&f),
+            Some(Some(1_700_000_000_123_456_000)),
+            "{big_endian}"
+        );
+        assert_eq!(
+            &decode_one(239, &f).unwrap().unwrap().payload[..],
+            &payload(10)[..]
+        );
+    }
+}
+
 #[test]
 fn unknown_linktype_and_non_ip() {
     let mut d = NetDecoder::new();

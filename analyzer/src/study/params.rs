@@ -61,7 +61,7 @@ pub fn sidecar(path: &Path) -> Result<(BTreeMap<String, Value>, Vec<PathBuf>), S
 }
 
 fn strip_capture_ext(f: &str) -> &str {
-    let f = f.strip_suffix(".gz").unwrap_or(f);
+    let f = crate::inputs::strip_compressed_ext(f);
     for ext in [".pcapng", ".pcap", ".cap"] {
         if let Some(s) = f.strip_suffix(ext) {
             return s;
