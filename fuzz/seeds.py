@@ -5,7 +5,8 @@
 
 Sources: every capture of sample-traces/, sample-traces/broken/ and sample-traces/tunnel/ (committed), cut to
 the first 64 KiB of records so that inputs stay small and executions fast. Per target:
-  reader       byte 0 = 0 (read as is) + the capture; byte 0 = 1 + the capture (gzip mode)
+  reader       byte 0 = 0 (read as is) + the capture; byte 0 = 1, 2, 3 + the capture (compressed by
+               the harness with gzip, zstd, LZ4)
   analyze      the capture as it is
   link_ip      the capture's frames in link_ip's record format (link selector, step, length)
   sctp_chunks  each distinct SCTP packet (IP and link headers stripped), after 2 bytes missing=0
@@ -23,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "seeds")
 LIMIT = 64 * 1024
 # The selector index of each link type in fuzz_targets/link_ip.rs LINKTYPES.
-SELECTOR = {1: 0, 101: 1, 113: 2, 276: 3, 0: 4, 108: 5, 12: 6, 14: 7, 228: 8, 229: 9}
+SELECTOR = {1: 0, 101: 1, 113: 2, 276: 3, 0: 4, 108: 5, 12: 6, 14: 7, 228: 8, 229: 9, 239: 10}
 
 
 def save(target, data):
@@ -100,7 +101,8 @@ def main():
                 pos += 16 + len(fr)
             cut = raw[:pos]
         save("reader", b"\x00" + cut)
-        save("reader", b"\x01" + cut[:8192])
+        for mode in (b"\x01", b"\x02", b"\x03"):
+            save("reader", mode + cut[:8192])
         save("analyze", cut)
         if not parsed:
             continue
