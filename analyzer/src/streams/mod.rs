@@ -354,8 +354,6 @@ struct Pending {
 }
 
 impl Streams {
-    /// Whether `chunk` needs to see chunks of this type at all (DATA / I-DATA, INIT / INIT-ACK,
-    /// RE-CONFIG, ERROR, ABORT): the others (SACK, HEARTBEAT, ...) are not passed, which spares
     /// The stream-reset epoch of endpoint `sender`'s streams: bumped by each reset of them
     /// (RFC 6525 5.2.2: their numbering starts again).
     #[inline]
@@ -363,6 +361,8 @@ impl Streams {
         self.dirs[usize::from(sender & 1)].epoch
     }
 
+    /// Whether `chunk` needs to see chunks of this type at all (DATA / I-DATA, INIT / INIT-ACK,
+    /// RE-CONFIG, ERROR, ABORT): the others (SACK, HEARTBEAT, ...) are not passed, which spares
     /// the per-packet path a call.
     #[inline]
     pub fn wants(ctype: u8) -> bool {
