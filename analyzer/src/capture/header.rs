@@ -6,7 +6,8 @@ use std::io::Read;
 
 use super::classic::{self, Magic, FILE_HEADER_LEN, MAX_RECORD_LEN};
 use super::error::CaptureError;
-use super::input::{fill_to, foreign_compression, Compression};
+use super::foreign::{foreign_compression, foreign_format, text_start};
+use super::input::{fill_to, Compression};
 use super::pcapng::{self, Head};
 
 /// Read at least this much before looking at the file.
@@ -71,10 +72,17 @@ pub(crate) fn read_prefix(
     };
     // Before the first frame, a read error explains a bad header better than the header does.
     let magic = classic::sniff(&head4).map_err(|e| {
-        let compressed = foreign_compression(&bytes)
-            .filter(|_| matches!(e, CaptureError::BadMagic { .. }))
-            .map(|(format, tool)| CaptureError::Compressed { format, tool });
-        fatal(late.take()).or(compressed).unwrap_or(e)
+        // What the file is instead, when its first bytes say so.
+        let other = match e {
+            CaptureError::BadMagic { magic } => foreign_compression(&bytes)
+                .map(|(format, tool)| CaptureError::Compressed { format, tool })
+                .or_else(|| {
+                    foreign_format(&bytes).map(|format| CaptureError::OtherFormat { magic, format })
+                })
+                .or_else(|| text_start(&bytes).map(|start| CaptureError::Text { magic, start })),
+            _ => None,
+        };
+        fatal(late.take()).or(other).unwrap_or(e)
     })?;
     let header_len = loop {
         match header_end(magic, &bytes) {

@@ -101,25 +101,6 @@ pub(crate) fn zstd_window(head: &[u8]) -> Option<u64> {
     Some(fcs)
 }
 
-/// A compression that is not read directly, named by the magic that starts `head`: (its name,
-/// the command that undoes it).
-pub(crate) fn foreign_compression(head: &[u8]) -> Option<(&'static str, &'static str)> {
-    const KNOWN: [(&[u8], &str, &str); 5] = [
-        // xz file format 2.1.1.1: header magic.
-        (&[0xFD, b'7', b'z', b'X', b'Z', 0x00], "xz", "xz -d"),
-        (b"BZh", "bzip2", "bunzip2"),
-        // APPNOTE.TXT 4.3.7: local file header signature.
-        (b"PK\x03\x04", "zip", "unzip"),
-        (&[b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C], "7z", "7z x"),
-        // LZ4's legacy frame (lz4 -l), which its frame decoder does not read.
-        (&[0x02, 0x21, 0x4C, 0x18], "lz4 legacy-format", "lz4 -d"),
-    ];
-    KNOWN
-        .iter()
-        .find(|(magic, ..)| head.starts_with(magic))
-        .map(|&(_, name, tool)| (name, tool))
-}
-
 /// State shared between the reader chain (moved into pcap-parser) and the `CaptureReader`.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {

@@ -8,6 +8,7 @@
 
 mod classic;
 mod error;
+mod foreign;
 mod header;
 mod in_place;
 mod input;

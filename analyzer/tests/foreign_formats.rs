@@ -1,0 +1,66 @@
+//! Captures in other tools' formats (written by Wireshark's editcap, `sample-traces/foreign/`)
+//! are refused with an error that names the format and how to convert it, never read as
+//! garbage; text is told as text. Where capinfos is installed, it reads the same files as the
+//! format the truth names (so the files are what they claim).
+
+use crate::common;
+
+use analyzer::capture::{CaptureError, CaptureReader};
+
+#[test]
+fn other_tools_captures_are_named_with_the_conversion() {
+    let dir = common::samples_dir().join("foreign");
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+    let rows = truth.as_array().unwrap();
+    assert_eq!(rows.len(), 10);
+    let capinfos = std::process::Command::new("capinfos")
+        .arg("-h")
+        .output()
+        .is_ok();
+    for row in rows {
+        let file = dir.join(row["file"].as_str().unwrap());
+        let name = row["analyzer_names"].as_str().unwrap();
+        let e = CaptureReader::open(&file)
+            .err()
+            .unwrap_or_else(|| panic!("{}: read as a capture", file.display()));
+        assert!(
+            matches!(e, CaptureError::OtherFormat { .. }),
+            "{}: {e}",
+            file.display()
+        );
+        let msg = e.to_string();
+        assert!(msg.starts_with("bad magic 0x"), "{msg}");
+        assert!(msg.contains(&format!("but a {name} capture")), "{msg}");
+        assert!(msg.contains("editcap -F pcapng"), "{msg}");
+        assert_eq!(e.offset(), Some(0));
+        if capinfos {
+            let out = std::process::Command::new("capinfos")
+                .args(["-t", "-c"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            let want = row["capinfos_file_type"].as_str().unwrap();
+            assert!(
+                text.contains(want),
+                "{}: capinfos says {text}",
+                file.display()
+            );
+            assert!(text.contains("Number of packets:   5"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_text_export_is_told_as_text() {
+    let text = "Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784 bits)\n    Encapsulation type: Ethernet (1)\n";
+    let e = CaptureReader::from_read(Box::new(std::io::Cursor::new(text.as_bytes())))
+        .err()
+        .unwrap();
+    assert!(matches!(e, CaptureError::Text { .. }), "{e}");
+    assert_eq!(
+        e.to_string(),
+        "bad magic 0x4672616d at offset 0: not a pcap or pcapng file but text (it starts \"Frame 1: 98 bytes on wire (784 bits), 98...\"): give the capture file itself, not a text export of it"
+    );
+}
