@@ -24,7 +24,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "fuzz", "seeds")
 LIMIT = 64 * 1024
 # The selector index of each link type in fuzz_targets/link_ip.rs LINKTYPES.
-SELECTOR = {1: 0, 101: 1, 113: 2, 276: 3, 0: 4, 108: 5, 12: 6, 14: 7, 228: 8, 229: 9, 239: 10}
+SELECTOR = {1: 0, 101: 1, 113: 2, 276: 3, 0: 4, 108: 5, 12: 6, 14: 7, 228: 8, 229: 9, 239: 10,
+            9: 12, 50: 13, 104: 14}
 
 
 def save(target, data):

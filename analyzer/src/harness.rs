@@ -56,8 +56,11 @@ pub fn reader(data: &[u8]) {
     assert!(reader.warnings().len() <= 102, "warnings are bounded");
 }
 
-/// Every link type the decoder knows (`net/link.rs`), and one it does not (147).
-const LINKTYPES: [u32; 12] = [1, 101, 113, 276, 0, 108, 12, 14, 228, 229, 239, 147];
+/// Every link type the decoder knows (`net/link.rs`), and one it does not (147); the ones added
+/// later go after 147, so that the seeds' selectors keep their meaning.
+const LINKTYPES: [u32; 15] = [
+    1, 101, 113, 276, 0, 108, 12, 14, 228, 229, 239, 147, 9, 50, 104,
+];
 
 /// Link + IP decoding with fragment reassembly over a sequence of frames, each
 /// `[link type selector][time step x 0.5 s][length u16 BE][bytes]`; the decoder state (pending

@@ -22,6 +22,7 @@ mod nflog;
 mod pipeline;
 mod public_tshark;
 mod rotation;
+mod serial_links;
 mod stack_id;
 mod stalls;
 mod streams;

@@ -25,6 +25,12 @@ pub const LINKTYPE_IPV6: u32 = 229;
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
 /// LINKTYPE_NFLOG: Linux netfilter's log (`tcpdump -i nflog:N`, nftables `log group N`).
 pub const LINKTYPE_NFLOG: u32 = 239;
+/// LINKTYPE_PPP: PPP (RFC 1661), from a BSD ppp interface or a serial line.
+pub const LINKTYPE_PPP: u32 = 9;
+/// LINKTYPE_PPP_HDLC: PPP in HDLC-like framing (RFC 1662), flags and escapes removed.
+pub const LINKTYPE_PPP_HDLC: u32 = 50;
+/// LINKTYPE_C_HDLC: Cisco HDLC on a router's serial / POS link: address, control, EtherType.
+pub const LINKTYPE_C_HDLC: u32 = 104;
 /// NFLOG TLV types (linux/netfilter/nfnetlink_log.h): the kernel's timestamp of the packet, and
 /// the packet from its IP header.
 const NFULA_TIMESTAMP: u16 = 3;
@@ -143,6 +149,15 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
             })
         }
         LINKTYPE_NFLOG => nflog(data),
+        LINKTYPE_C_HDLC => {
+            // address (0x0F unicast, 0x8F broadcast), control (0), protocol: an EtherType
+            // (<https://www.tcpdump.org/linktypes/LINKTYPE_C_HDLC.html>).
+            if data.len() < 4 {
+                return Err(NetError::truncated("c_hdlc", 0, 4, data.len()));
+            }
+            after_ethertype(be16(data, 2), data, 4)
+        }
+        LINKTYPE_PPP | LINKTYPE_PPP_HDLC => ppp(data),
         DLT_RAW_12 | DLT_RAW_14 | LINKTYPE_RAW => Ok(Link::Ip {
             l3: L3::ByVersion,
             offset: 0,
@@ -341,6 +356,47 @@ fn after_ethertype(mut et: u16, data: &[u8], mut offset: usize) -> Result<Link, 
         offset += 4;
     }
     Ok(Link::NonIp)
+}
+
+/// PPP protocol numbers (IANA PPP DLL Protocol Numbers): IPv4 (RFC 1332), IPv6 (RFC 5072),
+/// MPLS unicast and multicast (RFC 3032 4.3).
+const PPP_IPV4: u16 = 0x0021;
+const PPP_IPV6: u16 = 0x0057;
+const PPP_MPLS: [u16; 2] = [0x0281, 0x0283];
+
+/// A PPP frame: the HDLC address and control bytes 0xFF 0x03 when present (RFC 1662 3.1; absent
+/// when Address-and-Control-Field-Compression was negotiated, RFC 1661 6.6), then the protocol
+/// field, one byte when Protocol-Field-Compression made it so (RFC 1661 6.5: the low bit of a
+/// protocol's last byte is 1, of its first byte 0, so an odd first byte is the whole field).
+fn ppp(data: &[u8]) -> Result<Link, NetError> {
+    let start = if data.starts_with(&[0xFF, 0x03]) {
+        2
+    } else {
+        0
+    };
+    let Some(&first) = data.get(start) else {
+        return Err(NetError::truncated("ppp", 0, start + 1, data.len()));
+    };
+    let (protocol, offset) = if first & 1 == 1 {
+        (u16::from(first), start + 1)
+    } else {
+        let Some(&second) = data.get(start + 1) else {
+            return Err(NetError::truncated("ppp", 0, start + 2, data.len()));
+        };
+        (u16::from_be_bytes([first, second]), start + 2)
+    };
+    Ok(match protocol {
+        PPP_IPV4 => Link::Ip {
+            l3: L3::Ipv4,
+            offset,
+        },
+        PPP_IPV6 => Link::Ip {
+            l3: L3::Ipv6,
+            offset,
+        },
+        p if PPP_MPLS.contains(&p) => return mpls(data, offset),
+        _ => Link::NonIp,
+    })
 }
 
 /// An MPLS label stack at `offset` (RFC 3032 2.1: 4 bytes a label, the bottom one with S set)

@@ -7,6 +7,7 @@ use super::{IpPacket, NetDecoder, NetError, NetErrorKind};
 use crate::capture::{CaptureReader, Frame};
 
 mod defrag_tests;
+mod serial_link_tests;
 mod tunnel_tests;
 
 pub(super) const A4: [u8; 4] = [10, 0, 0, 1];
