@@ -149,14 +149,10 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
             })
         }
         LINKTYPE_NFLOG => nflog(data),
-        LINKTYPE_C_HDLC => {
-            // address (0x0F unicast, 0x8F broadcast), control (0), protocol: an EtherType
-            // (<https://www.tcpdump.org/linktypes/LINKTYPE_C_HDLC.html>).
-            if data.len() < 4 {
-                return Err(NetError::truncated("c_hdlc", 0, 4, data.len()));
-            }
-            after_ethertype(be16(data, 2), data, 4)
-        }
+        LINKTYPE_C_HDLC => cisco_hdlc(data),
+        // LINKTYPE_PPP_HDLC also holds Cisco PPP with HDLC framing (RFC 1547 4.3.1), told by its
+        // first byte (<https://www.tcpdump.org/linktypes/LINKTYPE_PPP_HDLC.html>).
+        LINKTYPE_PPP_HDLC if matches!(data.first(), Some(0x0F | 0x8F)) => cisco_hdlc(data),
         LINKTYPE_PPP | LINKTYPE_PPP_HDLC => ppp(data),
         DLT_RAW_12 | DLT_RAW_14 | LINKTYPE_RAW => Ok(Link::Ip {
             l3: L3::ByVersion,
@@ -356,6 +352,15 @@ fn after_ethertype(mut et: u16, data: &[u8], mut offset: usize) -> Result<Link, 
         offset += 4;
     }
     Ok(Link::NonIp)
+}
+
+/// Cisco HDLC: address (0x0F unicast, 0x8F broadcast), control (0), protocol: an EtherType
+/// (<https://www.tcpdump.org/linktypes/LINKTYPE_C_HDLC.html>).
+fn cisco_hdlc(data: &[u8]) -> Result<Link, NetError> {
+    if data.len() < 4 {
+        return Err(NetError::truncated("c_hdlc", 0, 4, data.len()));
+    }
+    after_ethertype(be16(data, 2), data, 4)
 }
 
 /// PPP protocol numbers (IANA PPP DLL Protocol Numbers): IPv4 (RFC 1332), IPv6 (RFC 5072),

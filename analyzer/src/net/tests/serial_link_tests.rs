@@ -27,6 +27,10 @@ fn cisco_hdlc_carries_an_ethertype() {
         .is_none());
     let e = decode_one(104, &[0x0F, 0x00, 0x08]).unwrap_err();
     assert_eq!((e.layer, e.offset), ("c_hdlc", 0));
+    // Cisco PPP with HDLC framing under LINKTYPE_PPP_HDLC (50): told by its address byte.
+    let mut cisco_ppp = vec![0x8F, 0x00, 0x08, 0x00];
+    cisco_ppp.extend_from_slice(&ip);
+    expect_v4_sctp(&decode_one(50, &cisco_ppp).unwrap().unwrap(), &body);
 }
 
 #[test]
