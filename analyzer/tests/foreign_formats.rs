@@ -61,6 +61,19 @@ fn a_text_export_is_told_as_text() {
     assert!(matches!(e, CaptureError::Text { .. }), "{e}");
     assert_eq!(
         e.to_string(),
-        "bad magic 0x4672616d at offset 0: not a pcap or pcapng file but text (it starts \"Frame 1: 98 bytes on wire (784 bits), 98...\"): give the capture file itself, not a text export of it"
+        "bad magic 0x4672616d at offset 0: not a pcap or pcapng file but text (it starts \"Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784...\"): give the capture file itself, not a text export of it"
+    );
+}
+
+#[test]
+fn a_git_lfs_pointer_is_told_with_how_to_fetch_the_capture() {
+    // What a clone without git-lfs holds in place of a capture tracked by LFS (spec v1).
+    let pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:0e4f1c2d5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d\nsize 919240\n";
+    let e = CaptureReader::from_read(Box::new(std::io::Cursor::new(pointer.as_bytes())))
+        .err()
+        .unwrap();
+    assert_eq!(
+        e.to_string(),
+        "bad magic 0x76657273 at offset 0: not a pcap or pcapng file but text (it starts \"version https://git-lfs.github.com/spec/v1\"): a Git LFS pointer, not the capture it stands for: fetch the capture (git lfs pull) and analyse that"
     );
 }

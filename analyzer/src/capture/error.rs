@@ -32,8 +32,12 @@ pub enum CaptureError {
     #[error("bad magic 0x{magic:08x} at offset 0: not a pcap or pcapng file but a {format} capture: convert it with Wireshark's editcap (editcap -F pcapng FILE FILE.pcapng) and analyse the result")]
     OtherFormat { magic: u32, format: &'static str },
     /// Text where a capture was expected (a dissection, a hex dump, a saved web page).
-    #[error("bad magic 0x{magic:08x} at offset 0: not a pcap or pcapng file but text (it starts \"{start}\"): give the capture file itself, not a text export of it")]
-    Text { magic: u32, start: String },
+    #[error("bad magic 0x{magic:08x} at offset 0: not a pcap or pcapng file but text (it starts \"{start}\"): {advice}")]
+    Text {
+        magic: u32,
+        start: String,
+        advice: &'static str,
+    },
     /// A known magic, but a format variant this reader does not support.
     #[error("unsupported {what} (magic 0x{magic:08x} at offset 0)")]
     Unsupported { what: &'static str, magic: u32 },

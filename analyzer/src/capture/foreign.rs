@@ -59,12 +59,33 @@ pub(crate) fn foreign_format(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Bytes of a text file's start shown in the error.
-const TEXT_SHOWN: usize = 40;
+const TEXT_SHOWN: usize = 60;
 
-/// The start of `head` when it reads as text (a dissection, a hex dump, a log or a web page
-/// saved instead of the capture): its first 256 bytes (or all of a shorter file) are valid
-/// UTF-8 with no control character but tab, CR and LF. Capture files start with binary magics.
-pub(crate) fn text_start(head: &[u8]) -> Option<String> {
+/// What to do about a text file given as a capture: the common mistakes have their own advice.
+const TEXT_ADVICE: [(&str, &str); 3] = [
+    // The pointer Git LFS commits in place of a large file (git-lfs spec v1).
+    (
+        "version https://git-lfs.github.com/spec/",
+        "a Git LFS pointer, not the capture it stands for: fetch the capture (git lfs pull) and analyse that",
+    ),
+    (
+        "<!doctype html",
+        "a web page saved instead of the capture it links to: download the raw file",
+    ),
+    (
+        "<html",
+        "a web page saved instead of the capture it links to: download the raw file",
+    ),
+];
+
+/// What to do about any other text.
+const TEXT_OTHER: &str = "give the capture file itself, not a text export of it";
+
+/// When `head` reads as text (a dissection, a hex dump, a log, a Git LFS pointer or a web page
+/// saved instead of the capture): its first non-blank line, shortened, and what to do. Text: its
+/// first 256 bytes (or all of a shorter file) are valid UTF-8 with no control character but
+/// tab, CR and LF. Capture files start with binary magics.
+pub(crate) fn text_start(head: &[u8]) -> Option<(String, &'static str)> {
     let probe = &head[..head.len().min(256)];
     // A multi-byte character cut by the probe's end is still text.
     let valid = match std::str::from_utf8(probe) {
@@ -84,13 +105,18 @@ pub(crate) fn text_start(head: &[u8]) -> Option<String> {
         .find(|l| !l.trim().is_empty())
         .unwrap_or(valid)
         .trim();
+    let lower = line.to_ascii_lowercase();
+    let advice = TEXT_ADVICE
+        .iter()
+        .find(|(start, _)| lower.starts_with(start))
+        .map_or(TEXT_OTHER, |&(_, advice)| advice);
     let shown: String = line.chars().take(TEXT_SHOWN).collect();
     let more = if line.chars().count() > TEXT_SHOWN {
         "..."
     } else {
         ""
     };
-    Some(format!("{shown}{more}"))
+    Some((format!("{shown}{more}"), advice))
 }
 
 #[cfg(test)]
@@ -129,13 +155,23 @@ mod tests {
         let dissection =
             b"Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784 bits) on interface";
         assert_eq!(
-            text_start(dissection).as_deref(),
-            Some("Frame 1: 98 bytes on wire (784 bits), 98...")
+            text_start(dissection),
+            Some((
+                "Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784...".to_string(),
+                TEXT_OTHER
+            ))
         );
-        assert_eq!(
-            text_start(b"\n\n  0000  00 11 22 33 44 55\n").as_deref(),
-            Some("0000  00 11 22 33 44 55")
-        );
+        let hex = text_start(b"\n\n  0000  00 11 22 33 44 55\n").unwrap();
+        assert_eq!(hex.0, "0000  00 11 22 33 44 55");
+        // The common mistakes get their own advice.
+        let lfs = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a2146\nsize 919240\n";
+        assert!(text_start(lfs).unwrap().1.contains("git lfs pull"));
+        for page in [&b"<!DOCTYPE html>\n<html lang=en>"[..], b"\n<HTML><HEAD>"] {
+            assert!(text_start(page)
+                .unwrap()
+                .1
+                .contains("download the raw file"));
+        }
         // UTF-8 cut in the middle of a character at the probe's end is still text.
         let mut long = "é".repeat(200).into_bytes();
         long.truncate(301);

@@ -79,7 +79,13 @@ pub(crate) fn read_prefix(
                 .or_else(|| {
                     foreign_format(&bytes).map(|format| CaptureError::OtherFormat { magic, format })
                 })
-                .or_else(|| text_start(&bytes).map(|start| CaptureError::Text { magic, start })),
+                .or_else(|| {
+                    text_start(&bytes).map(|(start, advice)| CaptureError::Text {
+                        magic,
+                        start,
+                        advice,
+                    })
+                }),
             _ => None,
         };
         fatal(late.take()).or(other).unwrap_or(e)
