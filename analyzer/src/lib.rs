@@ -12,6 +12,7 @@ pub mod capture;
 pub mod chunk_rows;
 pub mod compare;
 pub mod decimal;
+mod encrypted;
 #[cfg(feature = "frames")]
 pub mod frames;
 pub mod fxhash;

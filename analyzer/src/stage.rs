@@ -5,11 +5,12 @@
 //! A batch keeps the order of the capture: the analysis sees the same packets, warnings and
 //! time base in the same order as a single-threaded pass would, so both give identical output.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
 use crate::capture::rotation::{Gap, MemberFile, Rotation};
 use crate::capture::CaptureReader;
 use crate::decimal::{fmt_dur, plural};
+use crate::encrypted::Encrypted;
 use crate::net::{self, IpPacket, NetDecoder};
 use crate::sctp;
 
@@ -164,8 +165,8 @@ pub(crate) struct StageEnd {
     pub order: TimeOrder,
     /// NFLOG frames, and those without the kernel's timestamp.
     pub nflog: NflogStamps,
-    /// UDP packets carrying DTLS (encrypted WebRTC data channels, among others).
-    pub dtls: DtlsSeen,
+    /// Encrypted traffic that may carry SCTP: DTLS (WebRTC data channels), IPsec ESP.
+    pub encrypted: Encrypted,
     /// Frames read, all files of a rotated capture together.
     pub frames: u64,
     /// The reader's warnings (of every file of a rotated capture, each naming its file).
@@ -280,52 +281,6 @@ impl NflogStamps {
     }
 }
 
-/// UDP packets that carry DTLS records (`net::transport::dtls_record`): the SCTP of WebRTC data
-/// channels runs inside them, encrypted (RFC 8261), so a capture cannot show those associations.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct DtlsSeen {
-    pub packets: u64,
-    /// The first such packet: frame, source and destination.
-    pub first: Option<(u64, SocketAddr, SocketAddr)>,
-    /// Distinct flows (address and port pairs, either direction), up to `MAX_DTLS_FLOWS`.
-    flows: Vec<(SocketAddr, SocketAddr)>,
-    /// More flows than that were seen.
-    pub more_flows: bool,
-}
-
-/// DTLS flows told apart per capture (memory stays bounded on a capture of many).
-const MAX_DTLS_FLOWS: usize = 64;
-
-impl DtlsSeen {
-    fn packet(&mut self, frame: u64, src: SocketAddr, dst: SocketAddr) {
-        self.packets += 1;
-        if self.first.is_none() {
-            self.first = Some((frame, src, dst));
-        }
-        let key = if src <= dst { (src, dst) } else { (dst, src) };
-        if !self.flows.contains(&key) {
-            if self.flows.len() < MAX_DTLS_FLOWS {
-                self.flows.push(key);
-            } else {
-                self.more_flows = true;
-            }
-        }
-    }
-
-    /// The capture warning, when a DTLS packet was seen: WebRTC data channels run their SCTP
-    /// inside DTLS (RFC 8261), encrypted.
-    pub fn warning(&self) -> Option<String> {
-        let (frame, src, dst) = self.first?;
-        let packets = plural(self.packets, "UDP packet", "UDP packets");
-        let flows = if self.more_flows {
-            format!("more than {} flows", self.flows.len())
-        } else {
-            plural(self.flows.len() as u64, "flow", "flows")
-        };
-        Some(format!("{packets} in {flows} carry DTLS records (RFC 6347), the first in frame {frame} ({src} -> {dst}): WebRTC data channels run their SCTP inside DTLS (RFC 8261), encrypted; if these are such channels, their associations cannot be analysed from this capture: capture the SCTP before encryption, or run it over UDP without DTLS (--sctp-udp-port)"))
-    }
-}
-
 /// Reads a capture into batches.
 pub(crate) struct Stage {
     reader: CaptureReader,
@@ -336,7 +291,7 @@ pub(crate) struct Stage {
     /// The latest timestamp so far (`TimeOrder`; `i64::MIN` before the first frame).
     latest_ns: i64,
     tcp_packets: u64,
-    dtls: DtlsSeen,
+    encrypted: Encrypted,
     order: TimeOrder,
     nflog: NflogStamps,
     done: bool,
@@ -366,7 +321,7 @@ impl Stage {
             first_ns: None,
             latest_ns: i64::MIN,
             tcp_packets: 0,
-            dtls: DtlsSeen::default(),
+            encrypted: Encrypted::default(),
             order: TimeOrder::default(),
             nflog: NflogStamps::default(),
             done: false,
@@ -449,7 +404,7 @@ impl Stage {
                         at,
                         &self.sctp_udp_ports,
                         self.tcp,
-                        (&mut self.tcp_packets, &mut self.dtls),
+                        (&mut self.tcp_packets, &mut self.encrypted),
                     );
                 }
                 Ok(None) => {}
@@ -492,7 +447,7 @@ impl Stage {
             first_ns: self.first_ns,
             last_ns,
             tcp_packets: self.tcp_packets,
-            dtls: self.dtls,
+            encrypted: self.encrypted,
             order: self.order,
             nflog: self.nflog,
         }
@@ -500,14 +455,15 @@ impl Stage {
 }
 
 /// Dispatches an IP packet by protocol: SCTP (132), SCTP over UDP (RFC 6951), TCP (6); other
-/// protocols are not needed by the analysis, except that UDP packets carrying DTLS are counted.
+/// protocols are not needed by the analysis, except that encrypted traffic which may carry SCTP
+/// is counted (DTLS over UDP, IPsec ESP over IP or UDP).
 fn push_ip(
     b: &mut Batch,
     ip: &IpPacket<'_>,
     (frame, ts_ns, offset, link): (u64, i64, u64, u8),
     sctp_udp_ports: &[u16],
     track_tcp: bool,
-    (tcp_packets, dtls): (&mut u64, &mut DtlsSeen),
+    (tcp_packets, encrypted): (&mut u64, &mut Encrypted),
 ) {
     let (kind, bytes, mut missing) = match ip.proto {
         132 => (ItemKind::Sctp { udp: false }, &ip.payload[..], ip.missing),
@@ -516,10 +472,7 @@ fn push_ip(
                 return;
             };
             if !(sctp_udp_ports.contains(&sp) || sctp_udp_ports.contains(&dp)) {
-                if net::transport::dtls_record(payload, ip.missing > 0) {
-                    let (src, dst) = (SocketAddr::new(ip.src, sp), SocketAddr::new(ip.dst, dp));
-                    dtls.packet(frame, src, dst);
-                }
+                encrypted.udp(frame, (ip.src, ip.dst), (sp, dp), payload, ip.missing > 0);
                 return;
             }
             // RFC 6951 5.1: the SCTP packet follows the UDP header.
@@ -531,6 +484,10 @@ fn push_ip(
                 return;
             }
             (ItemKind::Tcp, &ip.payload[..], ip.missing)
+        }
+        crate::encrypted::IPPROTO_ESP => {
+            encrypted.esp(frame, ip.src, ip.dst, &ip.payload);
+            return;
         }
         _ => return,
     };
@@ -649,7 +606,7 @@ mod tests {
                 at,
                 &[],
                 true,
-                (&mut tcp_packets, &mut DtlsSeen::default()),
+                (&mut tcp_packets, &mut Encrypted::default()),
             );
         }
         assert_eq!((b.items.len(), tcp_packets), (4, 2));

@@ -15,6 +15,7 @@ mod foreign_formats;
 mod fuzz_regressions;
 mod heartbeat_truth;
 mod hol_truth;
+mod ipsec;
 mod lab_linux_truth;
 mod lab_truth;
 mod mutation;

@@ -488,11 +488,11 @@ fn run(
             format!("packets taken out of tunnels ({list}{which}): analysed as the packets inside (their addresses, hop limits and lengths; the outer headers are not analysed)")
         });
     }
-    // What the reading stage saw beside the packets: DTLS (an encrypted WebRTC data channel's
-    // SCTP), timestamps that step back, NFLOG frames and their times.
+    // What the reading stage saw beside the packets: encrypted traffic that may carry SCTP
+    // (DTLS, IPsec ESP), timestamps that step back, NFLOG frames and their times.
     for w in end
-        .dtls
-        .warning()
+        .encrypted
+        .warnings()
         .into_iter()
         .chain(end.order.warning())
         .chain(end.nflog.warnings())
