@@ -52,15 +52,21 @@ fn other_tools_captures_are_named_with_the_conversion() {
     }
 }
 
-#[test]
-fn a_text_export_is_told_as_text() {
-    let text = "Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784 bits)\n    Encapsulation type: Ethernet (1)\n";
-    let e = CaptureReader::from_read(Box::new(std::io::Cursor::new(text.as_bytes())))
+/// The error of a capture stream holding `text`, checked to be the text one.
+fn text_error(text: &str) -> String {
+    let e = CaptureReader::from_read(Box::new(std::io::Cursor::new(text.to_owned().into_bytes())))
         .err()
         .unwrap();
     assert!(matches!(e, CaptureError::Text { .. }), "{e}");
+    assert_eq!(e.offset(), Some(0));
+    e.to_string()
+}
+
+#[test]
+fn a_text_export_is_told_as_text() {
+    let text = "Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784 bits)\n    Encapsulation type: Ethernet (1)\n";
     assert_eq!(
-        e.to_string(),
+        text_error(text),
         "bad magic 0x4672616d at offset 0: not a pcap or pcapng file but text (it starts \"Frame 1: 98 bytes on wire (784 bits), 98 bytes captured (784...\"): give the capture file itself, not a text export of it"
     );
 }
@@ -69,11 +75,8 @@ fn a_text_export_is_told_as_text() {
 fn a_git_lfs_pointer_is_told_with_how_to_fetch_the_capture() {
     // What a clone without git-lfs holds in place of a capture tracked by LFS (spec v1).
     let pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:0e4f1c2d5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d\nsize 919240\n";
-    let e = CaptureReader::from_read(Box::new(std::io::Cursor::new(pointer.as_bytes())))
-        .err()
-        .unwrap();
     assert_eq!(
-        e.to_string(),
+        text_error(pointer),
         "bad magic 0x76657273 at offset 0: not a pcap or pcapng file but text (it starts \"version https://git-lfs.github.com/spec/v1\"): a Git LFS pointer, not the capture it stands for: fetch the capture (git lfs pull) and analyse that"
     );
 }
