@@ -20,6 +20,7 @@ mod lab_linux_truth;
 mod lab_truth;
 mod mutation;
 mod nflog;
+mod pcap_variants;
 mod pipeline;
 mod public_tshark;
 mod rotation;

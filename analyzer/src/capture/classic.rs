@@ -66,6 +66,74 @@ pub(crate) fn record_header_len(modified: bool) -> usize {
     }
 }
 
+/// Record header lengths of old tcpdump variants that kept a standard or "modified" magic
+/// (Wireshark's wiretap reads them by trying each): Nokia IPSO's 20 bytes (4 bytes more), Red
+/// Hat 6.1's 24 (the modified layout under the standard magic) and SuSE 6.3's 28 (modified
+/// magic: ifindex, protocol, pkt_type, cpu1, cpu2, pad).
+const VARIANTS: [(bool, usize, &str); 3] = [
+    (false, 20, "Nokia IPSO tcpdump"),
+    (false, 24, "Red Hat 6.1 tcpdump"),
+    (true, 28, "SuSE 6.3 tcpdump"),
+];
+
+/// Records a variant's header length must fit in a row (or all records, when the file ends at a
+/// record boundary sooner) for it to be taken.
+const VARIANT_RECORDS: usize = 4;
+
+/// The record header length of a classic capture whose file header (and what follows of it)
+/// is `bytes`: the format's own (`record_header_len`) unless its first two records do not fit
+/// while one old variant's do, record after record (`VARIANTS`); then that variant's name too.
+pub(crate) fn variant_record_header_len(
+    bytes: &[u8],
+    big_endian: bool,
+    nanos: bool,
+    modified: bool,
+) -> (usize, Option<&'static str>) {
+    let own = record_header_len(modified);
+    if fits(bytes, own, big_endian, nanos, 2) {
+        return (own, None);
+    }
+    VARIANTS
+        .iter()
+        .find(|&&(m, hdr, _)| m == modified && fits(bytes, hdr, big_endian, nanos, VARIANT_RECORDS))
+        .map_or((own, None), |&(_, hdr, name)| (hdr, Some(name)))
+}
+
+/// Whether `want` records (or every record up to the end of `bytes`, at a record boundary) read
+/// as plausible with `hdr`-byte record headers: a captured length within the record limit and
+/// not above the original length, a fraction below one second, times that do not step back by
+/// more than a day. A record cut by the end of `bytes` counts as fitting.
+fn fits(bytes: &[u8], hdr: usize, big_endian: bool, nanos: bool, want: usize) -> bool {
+    let one_second = if nanos { 1_000_000_000 } else { 1_000_000 };
+    let mut pos = FILE_HEADER_LEN;
+    let mut last_sec: Option<u32> = None;
+    for _ in 0..want {
+        if pos == bytes.len() {
+            return true;
+        }
+        let Some(h) = bytes
+            .get(pos..pos + 16)
+            .and_then(|d| record_head(d, big_endian))
+        else {
+            return true;
+        };
+        if h.caplen > MAX_RECORD_LEN
+            || h.origlen > MAX_RECORD_LEN.max(65_535)
+            || h.caplen > h.origlen
+            || h.ts_frac >= one_second
+            || last_sec.is_some_and(|l| h.ts_sec.saturating_add(86_400) < l)
+        {
+            return false;
+        }
+        last_sec = Some(h.ts_sec);
+        pos += hdr + h.caplen as usize;
+        if pos > bytes.len() {
+            return true;
+        }
+    }
+    true
+}
+
 /// A record header read from the buffer.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordHead {
@@ -108,4 +176,62 @@ pub(crate) fn ts_ns(h: &RecordHead, nanos: bool) -> i64 {
 /// "LinkType and additional information"), masked like libpcap's LT_LINKTYPE().
 pub(crate) fn linktype(network: i32) -> u32 {
     (network as u32) & 0x03FF_FFFF
+}
+
+#[cfg(test)]
+mod variant_tests {
+    use super::*;
+
+    /// A little-endian µs file header and `n` records of `caplen` bytes, each record header
+    /// followed by `extra` bytes (an old variant's longer header).
+    fn file(n: u32, caplen: u32, extra: usize) -> Vec<u8> {
+        let mut v = MAGIC_US.to_le_bytes().to_vec();
+        v.extend_from_slice(&[
+            2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 1, 0, 0, 0,
+        ]);
+        for i in 0..n {
+            for f in [1_700_000_000 + i, 1000 * i, caplen, caplen] {
+                v.extend_from_slice(&f.to_le_bytes());
+            }
+            v.extend(std::iter::repeat_n(0xEE, extra));
+            v.extend(std::iter::repeat_n(0x45, caplen as usize));
+        }
+        v
+    }
+
+    #[test]
+    fn the_record_header_length_is_told_from_the_first_records() {
+        assert_eq!(
+            variant_record_header_len(&file(5, 100, 0), false, false, false),
+            (16, None)
+        );
+        assert_eq!(
+            variant_record_header_len(&file(5, 100, 4), false, false, false),
+            (20, Some("Nokia IPSO tcpdump"))
+        );
+        assert_eq!(
+            variant_record_header_len(&file(5, 100, 8), false, false, false),
+            (24, Some("Red Hat 6.1 tcpdump"))
+        );
+        // The modified magic's own 24 bytes, and SuSE 6.3's 28.
+        assert_eq!(
+            variant_record_header_len(&file(5, 100, 8), false, false, true),
+            (24, None)
+        );
+        assert_eq!(
+            variant_record_header_len(&file(5, 100, 12), false, false, true),
+            (28, Some("SuSE 6.3 tcpdump"))
+        );
+        // One record, or a file whose records fit nothing: the format's own length.
+        assert_eq!(
+            variant_record_header_len(&file(1, 100, 4), false, false, false),
+            (16, None)
+        );
+        let mut bad = file(5, 100, 0);
+        bad[24 + 16 + 100 + 8..24 + 16 + 100 + 12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            variant_record_header_len(&bad, false, false, false),
+            (16, None)
+        );
+    }
 }

@@ -21,6 +21,10 @@ pub(crate) struct Prefix {
     pub magic: Magic,
     /// Length of the file header (classic) or first SHB (pcapng).
     pub header_len: usize,
+    /// Classic pcap: the record header length, and the old tcpdump variant it was told from
+    /// when not the format's own (`classic::variant_record_header_len`).
+    pub record_header_len: usize,
+    pub variant: Option<&'static str>,
     /// A read (or decompression) error met after the first frame while filling the prefix: reading ends
     /// there with a warning, as for any later error.
     pub error: Option<std::io::Error>,
@@ -131,10 +135,20 @@ pub(crate) fn read_prefix(
         Some(l) => return Err(fatal(Some(l)).expect("some")),
         None => None,
     };
+    let (record_header_len, variant) = match magic {
+        Magic::Classic {
+            big_endian,
+            nanos,
+            modified,
+        } => classic::variant_record_header_len(&bytes, big_endian, nanos, modified),
+        Magic::Pcapng => (0, None),
+    };
     Ok(Prefix {
         bytes,
         magic,
         header_len,
+        record_header_len,
+        variant,
         error,
     })
 }

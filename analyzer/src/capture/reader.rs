@@ -173,23 +173,25 @@ impl CaptureReader {
             released: 0,
         };
         let shared = Arc::new(Shared::default());
-        Self::start(inner, prefix.magic, None, shared, INITIAL_CAPACITY)
+        let classic = (prefix.record_header_len, prefix.variant);
+        Self::start(inner, prefix.magic, classic, None, shared, INITIAL_CAPACITY)
     }
 
     /// A reader positioned after the file header (classic, read here) or before the first block
     /// (pcapng), whatever the input.
+    /// `classic`: the record header length of a classic capture, and the old variant it was
+    /// told from, if any (`Prefix`).
     fn start(
         mut inner: Input,
         magic: Magic,
+        (record_header_len, variant): (usize, Option<&'static str>),
         compression: Option<Compression>,
         shared: Arc<Shared>,
         capacity: usize,
     ) -> Result<CaptureReader, CaptureError> {
         let (format, mode, pos) = match magic {
             Magic::Classic {
-                big_endian,
-                nanos,
-                modified,
+                big_endian, nanos, ..
             } => {
                 let (n, linktype, snaplen) =
                     inner
@@ -202,7 +204,7 @@ impl CaptureReader {
                 let mode = Mode::Classic {
                     big_endian,
                     nanos,
-                    record_header_len: classic::record_header_len(modified),
+                    record_header_len,
                     linktype,
                     snaplen,
                 };
@@ -230,7 +232,10 @@ impl CaptureReader {
             frames: 0,
             last_ts: 0,
             done: false,
-            warnings: Vec::new(),
+            warnings: variant
+                .map(|v| format!("pcap records with {record_header_len}-byte headers ({v}'s variant of the format, told from its first records as Wireshark does): read as such"))
+                .into_iter()
+                .collect(),
             suppressed: 0,
             snaplen_warned: false,
             unknown_blocks_warned: Vec::new(),
@@ -245,6 +250,7 @@ impl CaptureReader {
             open_stream(r, &shared).map_err(|source| CaptureError::Io { offset: 0, source })?;
         let prefix = read_prefix(&mut *stream, compression)?;
         let magic = prefix.magic;
+        let classic = (prefix.record_header_len, prefix.variant);
         let capacity = INITIAL_CAPACITY.max(prefix.header_len.next_power_of_two());
         if let Some(e) = prefix.error {
             // Met while reading ahead, after the first frame: served once the prefix is read.
@@ -260,7 +266,14 @@ impl CaptureReader {
             reason: format!("pcap-parser: {}", describe(&e)),
         };
         let inner = pcap_parser::create_reader(capacity, source).map_err(bad)?;
-        let mut reader = Self::start(Input::Stream(inner), magic, compression, shared, capacity)?;
+        let mut reader = Self::start(
+            Input::Stream(inner),
+            magic,
+            classic,
+            compression,
+            shared,
+            capacity,
+        )?;
         if let Some(w) = zstd_window.filter(|&w| w > ZSTD_WINDOW_TOLD) {
             reader.warnings.push(format!(
                 "the zstd stream asks for a {} MiB window (written with `zstd --long`): decoding keeps that much of it in memory",
