@@ -9,9 +9,7 @@ use analyzer::capture::{CaptureError, CaptureReader};
 
 #[test]
 fn other_tools_captures_are_named_with_the_conversion() {
-    let dir = common::samples_dir().join("foreign");
-    let truth: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+    let (dir, truth) = common::folder_truth("foreign");
     let rows = truth.as_array().unwrap();
     assert_eq!(rows.len(), 10);
     let capinfos = std::process::Command::new("capinfos")

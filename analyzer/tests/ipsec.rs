@@ -4,15 +4,11 @@
 //! Where tshark is installed, it decrypts them with the truth's keys and finds the SCTP inside,
 //! so the warning's "if SCTP runs inside" is the case here.
 
-use serde_json::Value;
-
 use crate::common;
 
 #[test]
 fn esp_over_ip_and_udp_is_counted_and_named() {
-    let dir = common::samples_dir().join("ipsec");
-    let truth: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
+    let (dir, truth) = common::folder_truth("ipsec");
     let caps = truth["captures"].as_array().unwrap();
     assert_eq!(caps.len(), 2);
     for t in caps {

@@ -2,17 +2,12 @@
 //! rewritten by tcprewrite onto Cisco HDLC and PPP): read as tshark reads them, and analysed
 //! exactly as the Ethernet original (the link header changes no SCTP figure).
 
-use serde_json::Value;
-
 use crate::common;
 
 #[test]
 fn cisco_hdlc_and_ppp_captures_analyse_as_their_ethernet_source() {
-    let dir = common::samples_dir().join("links");
-    let truth: Value =
-        serde_json::from_slice(&std::fs::read(dir.join("truth.json")).unwrap()).unwrap();
-    let (src, src_report) = common::analyze(&common::samples_dir().join("fmt_sender.pcap"));
-    let want = serde_json::to_value(&src_report.associations).unwrap();
+    let (dir, truth) = common::folder_truth("links");
+    let (src, want) = common::associations(&common::samples_dir().join("fmt_sender.pcap"));
     assert_eq!(src.associations.len(), 1);
     for row in truth.as_array().unwrap() {
         let file = row["file"].as_str().unwrap();
@@ -20,13 +15,8 @@ fn cisco_hdlc_and_ppp_captures_analyse_as_their_ethernet_source() {
             assert_eq!(src.sctp_packets, row["sctp_frames"].as_u64().unwrap());
             continue;
         }
-        let (c, r) = common::analyze(&dir.join(file));
-        assert_eq!(c.packets, row["frames"].as_u64().unwrap(), "{file}");
-        assert_eq!(
-            c.sctp_packets,
-            row["sctp_frames"].as_u64().unwrap(),
-            "{file}"
-        );
+        let (c, got) = common::associations(&dir.join(file));
+        common::assert_frames(&c, row, file);
         let chunks: u64 = c
             .associations
             .iter()
@@ -35,7 +25,6 @@ fn cisco_hdlc_and_ppp_captures_analyse_as_their_ethernet_source() {
             .sum();
         assert_eq!(chunks, row["sctp_chunks"].as_u64().unwrap(), "{file}");
         assert!(c.warnings.is_empty(), "{file}: {:?}", c.warnings);
-        let got = serde_json::to_value(&r.associations).unwrap();
         assert!(
             got == want,
             "{file}: the associations differ from the Ethernet source's"

@@ -25,6 +25,28 @@ pub fn analyze(path: &Path) -> (CaptureAnalysis, CaptureReport) {
     (c, r)
 }
 
+/// A `sample-traces/` subfolder and its `truth.json`.
+pub fn folder_truth(folder: &str) -> (PathBuf, serde_json::Value) {
+    let dir = samples_dir().join(folder);
+    let bytes = std::fs::read(dir.join("truth.json")).unwrap_or_else(|e| panic!("{folder}: {e}"));
+    (dir, serde_json::from_slice(&bytes).unwrap())
+}
+
+/// Analyses `path`: the analysis, and its association reports as JSON (to compare a capture
+/// with another holding the same association).
+pub fn associations(path: &Path) -> (CaptureAnalysis, serde_json::Value) {
+    let (c, r) = analyze(path);
+    let v = serde_json::to_value(&r.associations).unwrap();
+    (c, v)
+}
+
+/// `c` has the frames and SCTP frames of its truth row (`"frames"`, `"sctp_frames"`).
+pub fn assert_frames(c: &CaptureAnalysis, row: &serde_json::Value, file: &str) {
+    assert_eq!(c.packets, row["frames"].as_u64().unwrap(), "{file}: frames");
+    let sctp = row["sctp_frames"].as_u64().unwrap();
+    assert_eq!(c.sctp_packets, sctp, "{file}: SCTP frames");
+}
+
 pub fn tshark() -> Option<&'static str> {
     std::process::Command::new("tshark")
         .arg("--version")
