@@ -71,6 +71,12 @@ pub(crate) type DtlsSeen = Seen<(SocketAddr, SocketAddr), (SocketAddr, SocketAdd
 /// security association (destination and SPI, RFC 4301 4.1).
 pub(crate) type EspSeen = Seen<(IpAddr, IpAddr, u32, bool), (IpAddr, u32)>;
 
+/// The Security Parameters Index that starts an ESP header (RFC 4303 2.1), if there are its 4
+/// bytes.
+fn spi(esp: &[u8]) -> Option<u32> {
+    Some(u32::from_be_bytes(esp.get(..4)?.try_into().ok()?))
+}
+
 /// What the reading stage counts of encrypted traffic.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Encrypted {
@@ -92,13 +98,8 @@ impl Encrypted {
         cut: bool,
     ) {
         if sp == NAT_T_PORT || dp == NAT_T_PORT {
-            if let Some(spi) = payload
-                .get(..4)
-                .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-            {
-                if spi != 0 && payload.len() >= 8 {
-                    self.esp.packet(frame, (src, dst, spi, true), (dst, spi));
-                }
+            if let Some(spi) = spi(payload).filter(|&s| s != 0 && payload.len() >= 8) {
+                self.esp.packet(frame, (src, dst, spi, true), (dst, spi));
             }
             return;
         }
@@ -111,9 +112,7 @@ impl Encrypted {
 
     /// An ESP packet (IP protocol 50): its SPI is the first 4 bytes (RFC 4303 2.1).
     pub fn esp(&mut self, frame: u64, src: IpAddr, dst: IpAddr, payload: &[u8]) {
-        let spi = payload
-            .get(..4)
-            .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let spi = spi(payload).unwrap_or(0);
         self.esp.packet(frame, (src, dst, spi, false), (dst, spi));
     }
 

@@ -192,15 +192,6 @@ async fn store_checked(
     }
 }
 
-/// File names the sample import takes.
-fn is_capture_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    [".pcap", ".pcapng", ".cap"]
-        .iter()
-        .chain(&analyzer::inputs::COMPRESSED_EXTS)
-        .any(|e| n.ends_with(e))
-}
-
 /// Imports every capture file of `dir` not imported before (a sample the user deleted stays
 /// deleted: `samples.json` in the data dir remembers what was imported). Non-captures are
 /// skipped with a warning.
@@ -212,12 +203,8 @@ pub async fn import_samples(state: &AppState, dir: &Path) -> std::io::Result<usi
     let mut files: Vec<_> = rd
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(is_capture_name)
-        })
+        // The capture names the CLI takes from a folder (a compressed text log is not one).
+        .filter(|p| p.is_file() && analyzer::inputs::is_capture_name(p))
         .collect();
     files.sort();
     let record = state.data_dir().join("samples.json");

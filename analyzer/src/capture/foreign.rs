@@ -68,15 +68,12 @@ const TEXT_ADVICE: [(&str, &str); 3] = [
         "version https://git-lfs.github.com/spec/",
         "a Git LFS pointer, not the capture it stands for: fetch the capture (git lfs pull) and analyse that",
     ),
-    (
-        "<!doctype html",
-        "a web page saved instead of the capture it links to: download the raw file",
-    ),
-    (
-        "<html",
-        "a web page saved instead of the capture it links to: download the raw file",
-    ),
+    ("<!doctype html", WEB_PAGE),
+    ("<html", WEB_PAGE),
 ];
+
+/// What to do about a web page (an HTML document starts either way).
+const WEB_PAGE: &str = "a web page saved instead of the capture it links to: download the raw file";
 
 /// What to do about any other text.
 const TEXT_OTHER: &str = "give the capture file itself, not a text export of it";
