@@ -204,11 +204,25 @@ impl Compound<'_> {
         }
     }
 
+    /// A struct field's name: serde's derive gives the Rust field name or its `rename`, which
+    /// never holds a character JSON escapes, so it is copied as it is (held to that in debug
+    /// builds, which the tests run).
     #[inline]
-    fn key(&mut self, key: &str) {
-        self.comma();
-        self.w.string(key);
-        self.w.out.push(b':');
+    fn key(&mut self, key: &'static str) {
+        debug_assert!(
+            first_escape(key.as_bytes()).is_none(),
+            "field name {key:?} needs JSON escapes"
+        );
+        let out = &mut self.w.out;
+        out.reserve(key.len() + 4);
+        if self.first {
+            self.first = false;
+        } else {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
     }
 }
 

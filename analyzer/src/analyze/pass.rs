@@ -278,7 +278,9 @@ impl<'o> Pass<'o> {
         // a wide load right after its narrower stores (a store-forwarding stall per packet).
         ctx.src = crate::net::ip_from_octets(src);
         ctx.dst = crate::net::ip_from_octets(dst);
-        let ctx = ctx;
+        // Borrowed from here on: rebound by value (`let ctx = ctx`), the whole context was
+        // copied once more per packet.
+        let ctx = &ctx;
         self.release_held(ts_ns);
         // A capture duplicate is counted, never analysed again (METRICS.md "Accounting").
         let key = DupKey::new(
@@ -323,7 +325,7 @@ impl<'o> Pass<'o> {
             }),
         };
         let first_chunk = first_view.as_ref().and(first_parsed.as_ref().ok());
-        let classified = self.tracker.classify(&ctx, first_chunk);
+        let classified = self.tracker.classify(ctx, first_chunk);
         if let Some(old) = self.tracker.take_restarted() {
             self.end_association(old, ts_ns);
         }
@@ -368,23 +370,23 @@ impl<'o> Pass<'o> {
                 }
                 types.extend(t);
             });
-            assoc.lifecycle.after_end(&ctx, sender, &types);
+            assoc.lifecycle.after_end(ctx, sender, &types);
             return;
         }
         let infer = &mut assoc.infer;
         if infer.deadline_ns.is_none() {
             infer.deadline_ns = self.opts.deadline_ms.map(|d| (d * 1e6) as i64);
         }
-        infer.packet_start(&ctx, sender);
+        infer.packet_start(ctx, sender);
         if let Some(e) = first_err {
             self.malformed(a, bytes, &e);
         }
         if let Some(v) = &first_view {
-            self.chunk(a, &ctx, sender, path, offset, v, &first_parsed);
+            self.chunk(a, ctx, sender, path, offset, v, &first_parsed);
             for item in iter {
                 match item {
                     Ok(v) => {
-                        self.chunk(a, &ctx, sender, path, offset, &v, &v.parse());
+                        self.chunk(a, ctx, sender, path, offset, &v, &v.parse());
                     }
                     Err(e) => {
                         self.warnings
@@ -395,7 +397,7 @@ impl<'o> Pass<'o> {
                 }
             }
         }
-        self.tracker.get_mut(a).infer.packet_end(&ctx, sender);
+        self.tracker.get_mut(a).infer.packet_end(ctx, sender);
         if let Some(ended) = self.ended.take() {
             self.end_association(ended, ts_ns);
         }
