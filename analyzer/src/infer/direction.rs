@@ -12,8 +12,6 @@ use crate::serial;
 
 pub use super::dst::DstState;
 
-/// Rows a direction with DATA starts with (`first_rows`).
-const FIRST_ROWS: usize = 32;
 /// TSNs tracked at most per direction; older ones are forgotten (bounded memory).
 const MAX_TSNS: usize = 1 << 20;
 /// Event rows kept per direction (retransmissions, samples, messages); past this only counted.
@@ -285,9 +283,6 @@ impl DirInfer {
 
     fn new_tsn(&mut self, ctx: &PacketCtx, d: &DataChunk, path: PathIdx, deadline_ns: Option<i64>) {
         if self.tsns.is_empty() {
-            if self.tsns.capacity() == 0 {
-                self.first_rows();
-            }
             self.base_tsn = d.tsn;
         } else if let Some(h) = self.highest() {
             // Holes: TSNs the capture did not show (lost before a receiver-side capture).
@@ -358,17 +353,6 @@ impl DirInfer {
         self.switch_check(ctx, path);
         self.note_first_sight(path, d.tsn);
         self.message_chunk(ctx, d, deadline_ns);
-    }
-
-    /// The first DATA of the direction: its per-TSN, message and per-SACK rows start at
-    /// `FIRST_ROWS` (grown one at a time from Rust's first four, a direction's few hundred
-    /// rows took six reallocations each). Directions without DATA allocate nothing.
-    #[cold]
-    fn first_rows(&mut self) {
-        self.tsns.reserve_exact(FIRST_ROWS);
-        self.pending_msgs.reserve_exact(FIRST_ROWS);
-        self.rtt_rows.reserve_exact(FIRST_ROWS);
-        self.lone_acks.reserve_exact(FIRST_ROWS);
     }
 
     /// Failover (new DATA to another destination) and failback (back to the old primary).
