@@ -19,6 +19,7 @@ pub mod fxhash;
 pub mod harness;
 pub mod hol;
 pub mod infer;
+pub mod inline_fields;
 pub mod inputs;
 pub mod json_stream;
 pub mod json_write;

@@ -203,7 +203,8 @@ pub struct EndpointReport {
     pub stack: crate::stack::StackReport,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// `Serialize` below: written as a struct with `infer`'s fields inline (`crate::inline_fields`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct PathReport {
     pub sender: u8,
     pub src: String,
@@ -217,7 +218,9 @@ pub struct PathReport {
     pub infer: PathInfer,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// `Serialize` below: written as a struct with `lifecycle`'s and `stream_summary`'s fields
+/// inline (`crate::inline_fields`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct AssocReport {
     pub id: usize,
     pub endpoints: Vec<EndpointReport>,
@@ -253,6 +256,55 @@ pub struct AssocReport {
     /// derived from those stalls, so the headline never names one the report leaves out.
     #[serde(default)]
     pub stalled: bool,
+}
+
+/// The `#[serde(flatten)]` JSON, field for field in declaration order; the rows are most of the
+/// report, and flatten writes them as maps (`crate::inline_fields`). `tests::reports_round_trip`
+/// reads the JSON of every sample capture back into equal reports.
+impl Serialize for PathReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("PathReport", 8)?;
+        st.serialize_field("sender", &self.sender)?;
+        st.serialize_field("src", &self.src)?;
+        st.serialize_field("dst", &self.dst)?;
+        st.serialize_field("packets", &self.packets)?;
+        st.serialize_field("data_chunks", &self.data_chunks)?;
+        st.serialize_field("data_bytes", &self.data_bytes)?;
+        st.serialize_field("first_s", &self.first_s)?;
+        st.serialize_field("last_s", &self.last_s)?;
+        crate::inline_fields::inline(&mut st, &self.infer)?;
+        st.end()
+    }
+}
+
+/// As `PathReport`'s.
+impl Serialize for AssocReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("AssocReport", 18)?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("endpoints", &self.endpoints)?;
+        st.serialize_field("handshake_seen", &self.handshake_seen)?;
+        st.serialize_field("first_s", &self.first_s)?;
+        st.serialize_field("last_s", &self.last_s)?;
+        st.serialize_field("first_frame", &self.first_frame)?;
+        st.serialize_field("packets", &self.packets)?;
+        st.serialize_field("chunks", &self.chunks)?;
+        st.serialize_field("data_bytes", &self.data_bytes)?;
+        st.serialize_field("bad_checksums", &self.bad_checksums)?;
+        st.serialize_field("malformed_chunks", &self.malformed_chunks)?;
+        st.serialize_field("handshake_ms", &self.handshake_ms)?;
+        st.serialize_field("shutdown_ms", &self.shutdown_ms)?;
+        st.serialize_field("aborted", &self.aborted)?;
+        st.serialize_field("paths", &self.paths)?;
+        st.serialize_field("directions", &self.directions)?;
+        st.serialize_field("duplicate_frames", &self.duplicate_frames)?;
+        crate::inline_fields::inline(&mut st, &self.lifecycle)?;
+        crate::inline_fields::inline(&mut st, &*self.stream_summary)?;
+        st.serialize_field("stalled", &self.stalled)?;
+        st.end()
+    }
 }
 
 /// The lifecycle report of an association with the stream events (`invalid_stream`,

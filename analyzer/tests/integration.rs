@@ -23,6 +23,7 @@ mod nflog;
 mod pcap_variants;
 mod pipeline;
 mod public_tshark;
+mod report_json;
 mod rotation;
 mod serial_links;
 mod stack_id;
