@@ -71,6 +71,10 @@ pub struct Tracker {
     /// Associations by id; None once retired (reported and dropped while the pass goes on).
     assocs: Vec<Option<Box<Association>>>,
     by_tag: HashMap<TagKey, (u32, u8), FxBuild>,
+    /// The last `by_tag` hit of each direction of travel (indexed by `hit_slot`): packets come
+    /// in runs of one association, so most lookups end here without hashing. Emptied whenever
+    /// `by_tag` changes.
+    tag_hits: [Option<(TagKey, (u32, u8))>; 2],
     by_ports: HashMap<(u16, u16), Vec<u32>, FxBuild>,
     /// Retired associations still indexed: (retired at, id, port key, the endpoints' tag keys),
     /// oldest first.
@@ -138,6 +142,7 @@ impl Tracker {
             for k in keys.into_iter().flatten() {
                 if self.by_tag.get(&k).is_some_and(|&(a, _)| a == id) {
                     self.by_tag.remove(&k);
+                    self.tag_hits = [None; 2];
                 }
             }
             if let Some(ids) = self.by_ports.get_mut(&ports) {
@@ -242,6 +247,22 @@ impl Tracker {
 
     fn register(&mut self, port: u16, peer_port: u16, tag: u32, a: u32, ep: u8) {
         self.by_tag.insert((port, peer_port, tag), (a, ep));
+        self.tag_hits = [None; 2];
+    }
+
+    /// `by_tag[key]`, from the last hit of the key's direction of travel when it is that key.
+    #[inline]
+    fn tag_lookup(&mut self, key: TagKey) -> Option<(u32, u8)> {
+        // The two directions of an association have their port pair in opposite order.
+        let slot = usize::from(key.0 < key.1);
+        if let Some((k, v)) = self.tag_hits[slot] {
+            if k == key {
+                return Some(v);
+            }
+        }
+        let v = *self.by_tag.get(&key)?;
+        self.tag_hits[slot] = Some((key, v));
+        Some(v)
     }
 
     fn create(&mut self, ctx: &PacketCtx, endpoints: [Endpoint; 2]) -> Result<u32, UnassocReason> {
@@ -411,7 +432,7 @@ impl Tracker {
 
     /// Any other packet: its tag is the receiver's (RFC 9260 8.5).
     fn on_other(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Found {
-        if let Some(&(a, to)) = self.by_tag.get(&(ctx.dst_port, ctx.src_port, ctx.vtag)) {
+        if let Some((a, to)) = self.tag_lookup((ctx.dst_port, ctx.src_port, ctx.vtag)) {
             return Ok((a, 1 - to));
         }
         // Mid-association: the other direction may already be known with this endpoint's tag
@@ -515,4 +536,32 @@ fn port_key(ctx: &PacketCtx) -> (u16, u16) {
         ctx.src_port.min(ctx.dst_port),
         ctx.src_port.max(ctx.dst_port),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hit kept per direction of travel never answers for a key `by_tag` gave another
+    /// association since (a restart or INIT collision re-registers a tag; retiring removes it).
+    #[test]
+    fn tag_lookup_follows_every_change_of_the_index() {
+        let mut t = Tracker::default();
+        let key = (5000, 6000, 77);
+        assert_eq!(t.tag_lookup(key), None);
+        t.register(5000, 6000, 77, 1, 0);
+        assert_eq!(t.tag_lookup(key), Some((1, 0)));
+        assert_eq!(t.tag_lookup(key), Some((1, 0)));
+        // The other direction of travel has its own slot.
+        t.register(6000, 5000, 88, 1, 1);
+        assert_eq!(t.tag_lookup((6000, 5000, 88)), Some((1, 1)));
+        assert_eq!(t.tag_lookup(key), Some((1, 0)));
+        t.register(5000, 6000, 77, 2, 1);
+        assert_eq!(t.tag_lookup(key), Some((2, 1)));
+        // Retired past the grace period: the index entry and the hit go.
+        t.retired.push_back((0, 2, (5000, 6000), [Some(key), None]));
+        t.prune(RETIRED_GRACE_NS + 1);
+        assert_eq!(t.tag_lookup(key), None);
+        assert_eq!(t.tag_lookup((6000, 5000, 88)), Some((1, 1)));
+    }
 }
