@@ -80,6 +80,8 @@ def main():
     files += sorted(glob.glob(os.path.join(ROOT, "sample-traces", "broken", "*.pcap*")))
     # Tunnelled frames (VXLAN) for the tunnel decoder.
     files += sorted(glob.glob(os.path.join(ROOT, "sample-traces", "tunnel", "*.pcap*")))
+    # Endace ERF (no magic: the reader tells it by its first records).
+    files += sorted(glob.glob(os.path.join(ROOT, "sample-traces", "erf", "*.erf*")))
     seen_sctp = set()
     for path in files:
         raw = open(path, "rb").read()

@@ -13,7 +13,7 @@ pub fn is_capture_name(p: &Path) -> bool {
         .unwrap_or_default();
     let name = strip_compressed_ext(&name);
     let name = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    [".pcap", ".pcapng", ".cap"]
+    [".pcap", ".pcapng", ".cap", ".erf"]
         .iter()
         .any(|e| name.ends_with(e))
 }

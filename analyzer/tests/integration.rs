@@ -11,6 +11,7 @@ mod broken_corpus;
 mod broken_inputs;
 mod compaction;
 mod compressed;
+mod erf;
 mod foreign_formats;
 mod fuzz_regressions;
 mod heartbeat_truth;

@@ -351,7 +351,7 @@ fn sync_dir_files(dir: &Path) -> std::io::Result<()> {
     fs::File::open(dir)?.sync_all()
 }
 
-/// Checks that a file opens as a capture (pcap/pcapng, plain or gzip / zstd / LZ4): the analyzer's error names
+/// Checks that a file opens as a capture (pcap / pcapng / ERF, plain or gzip / zstd / LZ4): the analyzer's error names
 /// the problem and its offset.
 pub fn check_capture(path: &Path) -> Result<(), String> {
     CaptureReader::open(path)

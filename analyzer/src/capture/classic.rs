@@ -27,6 +27,8 @@ pub(crate) enum Magic {
         modified: bool,
     },
     Pcapng,
+    /// Endace ERF: no magic, told by its first records (`erf::looks_like`), never by `sniff`.
+    Erf,
 }
 
 /// Identifies the file format from its first four bytes (`head.len() >= 4`).

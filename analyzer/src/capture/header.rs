@@ -5,6 +5,7 @@
 use std::io::Read;
 
 use super::classic::{self, Magic, FILE_HEADER_LEN, MAX_RECORD_LEN};
+use super::erf;
 use super::error::CaptureError;
 use super::foreign::{foreign_compression, foreign_format, text_start};
 use super::input::{fill_to, Compression};
@@ -75,7 +76,7 @@ pub(crate) fn read_prefix(
         });
     };
     // Before the first frame, a read error explains a bad header better than the header does.
-    let magic = classic::sniff(&head4).map_err(|e| {
+    let sniffed = classic::sniff(&head4).map_err(|e| {
         // What the file is instead, when its first bytes say so.
         let other = match e {
             CaptureError::BadMagic { magic } => foreign_compression(&bytes)
@@ -92,8 +93,18 @@ pub(crate) fn read_prefix(
                 }),
             _ => None,
         };
-        fatal(late.take()).or(other).unwrap_or(e)
-    })?;
+        // ERF has no magic: its first records tell it, once no format with a magic or text did.
+        let erf = other.is_none()
+            && late.is_none()
+            && matches!(e, CaptureError::BadMagic { .. })
+            && erf::looks_like(&bytes, eof);
+        (!erf).then(|| fatal(late.take()).or(other).unwrap_or(e))
+    });
+    let magic = match sniffed {
+        Ok(m) => m,
+        Err(None) => Magic::Erf,
+        Err(Some(e)) => return Err(e),
+    };
     let header_len = loop {
         match header_end(magic, &bytes) {
             Ok(None) => break Ok(header_len(magic, &bytes)),
@@ -141,7 +152,7 @@ pub(crate) fn read_prefix(
             nanos,
             modified,
         } => classic::variant_record_header_len(&bytes, big_endian, nanos, modified),
-        Magic::Pcapng => (0, None),
+        Magic::Pcapng | Magic::Erf => (0, None),
     };
     Ok(Prefix {
         bytes,
@@ -173,12 +184,15 @@ fn format_name(magic: Magic) -> &'static str {
     match magic {
         Magic::Classic { .. } => "pcap",
         Magic::Pcapng => "pcapng",
+        Magic::Erf => "erf",
     }
 }
 
 fn header_len(magic: Magic, bytes: &[u8]) -> usize {
     match magic {
         Magic::Classic { .. } => FILE_HEADER_LEN,
+        // No file header: records from the first byte.
+        Magic::Erf => 0,
         Magic::Pcapng => match pcapng::block_head(bytes, false) {
             Head::Block(h) => h.len,
             _ => pcapng::SHB_MIN_LEN,
@@ -192,6 +206,7 @@ fn header_end(magic: Magic, bytes: &[u8]) -> Result<Option<usize>, String> {
     match magic {
         // draft-ietf-opsawg-pcap 4: fixed 24-byte header.
         Magic::Classic { .. } => Ok((bytes.len() < FILE_HEADER_LEN).then_some(FILE_HEADER_LEN)),
+        Magic::Erf => Ok(None),
         // pcapng 4.1: the file starts with a complete SHB, major version 1.
         Magic::Pcapng => {
             let h = match pcapng::block_head(bytes, false) {
@@ -259,6 +274,12 @@ impl FirstFrame {
                     _ => Need::Stop,
                 }
             }
+            Magic::Erf => match erf::head(bytes) {
+                Some(h) if h.rlen >= erf::HEADER_LEN && bytes.len() >= h.rlen => Need::Have,
+                Some(h) if h.rlen >= erf::HEADER_LEN => Need::More(h.rlen),
+                Some(_) => Need::Stop,
+                None => Need::More(erf::HEADER_LEN),
+            },
             Magic::Pcapng => loop {
                 let Some(rest) = bytes.get(self.pos..) else {
                     return Need::Stop;

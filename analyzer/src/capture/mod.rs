@@ -1,4 +1,4 @@
-//! Streaming capture reading: classic pcap and pcapng, plain or compressed (gzip, zstd, LZ4), one
+//! Streaming capture reading: classic pcap, pcapng and Endace ERF, plain or compressed (gzip, zstd, LZ4), one
 //! frame at a time.
 //!
 //! The reader never holds the whole file: it wraps `pcap_parser`'s streaming reader over a
@@ -7,6 +7,7 @@
 //! warning that names the byte offset, and everything read before stays valid.
 
 mod classic;
+mod erf;
 mod error;
 mod foreign;
 mod header;
@@ -33,6 +34,8 @@ pub use reader::CaptureReader;
 pub enum CaptureFormat {
     Pcap,
     Pcapng,
+    /// Endace ERF (DAG capture cards), read record by record (`erf`).
+    Erf,
 }
 
 impl CaptureFormat {
@@ -40,6 +43,7 @@ impl CaptureFormat {
         match self {
             CaptureFormat::Pcap => "pcap",
             CaptureFormat::Pcapng => "pcapng",
+            CaptureFormat::Erf => "erf",
         }
     }
 }

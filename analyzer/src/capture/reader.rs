@@ -13,6 +13,7 @@ use pcap_parser::pcapng::Block;
 use pcap_parser::PcapError;
 
 use super::classic::{self, Magic, MAX_RECORD_LEN};
+use super::erf;
 use super::error::CaptureError;
 use super::header::read_prefix;
 pub(super) use super::in_place::READ_WHOLE_MAX;
@@ -45,6 +46,8 @@ enum Mode {
         /// Number of SHBs seen.
         sections: u32,
     },
+    /// Endace ERF: records from the first byte, no file header.
+    Erf { tally: erf::Tally },
 }
 
 /// Length of a classic pcap record header (draft 5); the "modified" format's is 24.
@@ -210,6 +213,23 @@ impl CaptureReader {
                 };
                 (CaptureFormat::Pcap, mode, n as u64)
             }
+            Magic::Erf => {
+                if matches!(inner, Input::Stream(_)) {
+                    // The stream was fronted with a classic file header for pcap-parser's buffered
+                    // reader (`from_read`): consumed, it leaves the file's first byte at offset 0.
+                    inner
+                        .classic_header()
+                        .map_err(|reason| CaptureError::BadHeader {
+                            format: "erf",
+                            offset: 0,
+                            reason: format!("pcap-parser: {reason}"),
+                        })?;
+                }
+                let mode = Mode::Erf {
+                    tally: erf::Tally::default(),
+                };
+                (CaptureFormat::Erf, mode, 0)
+            }
             Magic::Pcapng => {
                 // The first SHB sets the byte order.
                 let mode = Mode::Pcapng {
@@ -256,11 +276,27 @@ impl CaptureReader {
             // Met while reading ahead, after the first frame: served once the prefix is read.
             stream = Box::new(FailAfter(Some(e), false));
         }
-        let source = Prefixed::new(prefix.bytes, stream, shared.clone());
+        let mut bytes = prefix.bytes;
+        if magic == Magic::Erf {
+            // pcap-parser's buffered reader starts at a pcap or pcapng file header; an ERF file
+            // has none, so it reads one made here (LINKTYPE_ERF) before the file's bytes, and
+            // `start` consumes it: the reader serves only as the buffer of the records.
+            let mut front = Vec::with_capacity(classic::FILE_HEADER_LEN + bytes.len());
+            front.extend_from_slice(&classic::MAGIC_NS.to_le_bytes());
+            front.extend_from_slice(&2u16.to_le_bytes());
+            front.extend_from_slice(&4u16.to_le_bytes());
+            front.extend_from_slice(&[0; 8]);
+            front.extend_from_slice(&u32::from(u16::MAX).to_le_bytes());
+            front.extend_from_slice(&erf::LINKTYPE_ERF.to_le_bytes());
+            front.extend_from_slice(&bytes);
+            bytes = front;
+        }
+        let source = Prefixed::new(bytes, stream, shared.clone());
         let bad = |e: PcapError<&[u8]>| CaptureError::BadHeader {
             format: match magic {
                 Magic::Classic { .. } => "pcap",
                 Magic::Pcapng => "pcapng",
+                Magic::Erf => "erf",
             },
             offset: 0,
             reason: format!("pcap-parser: {}", describe(&e)),
@@ -371,6 +407,7 @@ impl CaptureReader {
             let step = match self.mode {
                 Mode::Classic { .. } => self.classic_step(),
                 Mode::Pcapng { .. } => self.pcapng_step(),
+                Mode::Erf { .. } => self.erf_step(),
             };
             match step {
                 Step::Frame(r) => {
@@ -394,6 +431,7 @@ impl CaptureReader {
                 }
                 Step::Eof => {
                     self.done = true;
+                    self.format_warnings();
                     self.flush_suppressed();
                     return None;
                 }
@@ -499,6 +537,58 @@ impl CaptureReader {
     }
 
     /// One pcapng block (pcapng 3.1 framing, 4.x block types).
+    /// One ERF record (`erf`): a frame, or padding skipped.
+    fn erf_step(&mut self) -> Step {
+        let data = self.inner.data();
+        if data.is_empty() && self.inner.reader_exhausted() {
+            return Step::Eof;
+        }
+        let Some(h) = erf::head(data) else {
+            return Step::NeedMore(erf::HEADER_LEN);
+        };
+        if h.rlen < erf::HEADER_LEN {
+            return Step::Stop(format!(
+                "bad ERF record at offset {}: record length {} is shorter than its {}-byte header",
+                self.pos,
+                h.rlen,
+                erf::HEADER_LEN
+            ));
+        }
+        if data.len() < h.rlen {
+            return Step::NeedMore(h.rlen);
+        }
+        let Mode::Erf { tally } = &mut self.mode else {
+            return Step::Stop("internal error: not an ERF capture".into());
+        };
+        tally.record(&h);
+        if h.kind() == erf::types::PAD {
+            // Padding records are no frames (Wireshark skips them too).
+            return Step::Consume(h.rlen);
+        }
+        match erf::frame(&data[..h.rlen], &h) {
+            Ok(f) => Step::Frame(Record {
+                len: h.rlen,
+                start: f.start,
+                caplen: f.caplen,
+                ts_ns: erf::ts_ns(h.ts),
+                linktype: f.linktype,
+                orig_len: u32::from(h.wlen).max(f.caplen as u32),
+            }),
+            Err(why) => Step::Stop(format!("bad ERF record at offset {}: {why}", self.pos)),
+        }
+    }
+
+    /// What the format's records told beyond their frames (ERF's losses and flags), once
+    /// reading ends.
+    fn format_warnings(&mut self) {
+        if let Mode::Erf { tally } = &mut self.mode {
+            let told = std::mem::take(tally).warnings();
+            for w in told {
+                push_warning(&mut self.warnings, &mut self.suppressed, w);
+            }
+        }
+    }
+
     fn pcapng_step(&mut self) -> Step {
         let Mode::Pcapng {
             big_endian,
@@ -628,7 +718,7 @@ impl CaptureReader {
             self.capacity = new_cap;
         }
         let what = match self.format {
-            CaptureFormat::Pcap => "record",
+            CaptureFormat::Pcap | CaptureFormat::Erf => "record",
             CaptureFormat::Pcapng => "block",
         };
         if self.inner.reader_exhausted() {
@@ -668,6 +758,7 @@ impl CaptureReader {
     /// Ends reading with a warning.
     fn stop(&mut self, msg: String) {
         self.done = true;
+        self.format_warnings();
         let msg = format!("{msg}; kept {} frames", self.frames);
         // The final warning is always kept, even past the limit.
         self.warnings.push(msg);

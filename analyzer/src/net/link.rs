@@ -23,6 +23,10 @@ pub const LINKTYPE_IPV4: u32 = 228;
 pub const LINKTYPE_IPV6: u32 = 229;
 /// LINKTYPE_LINUX_SLL2: Linux cooked capture v2 (20-byte header).
 pub const LINKTYPE_LINUX_SLL2: u32 = 276;
+/// LINKTYPE_ERF: an Endace ERF record the capture reader gives whole because its type (ATM,
+/// multi-channel, InfiniBand, provenance metadata...) carries nothing decoded here; the reader
+/// tells them once (`capture::erf::Tally`).
+pub const LINKTYPE_ERF: u32 = 197;
 /// LINKTYPE_NFLOG: Linux netfilter's log (`tcpdump -i nflog:N`, nftables `log group N`).
 pub const LINKTYPE_NFLOG: u32 = 239;
 /// LINKTYPE_PPP: PPP (RFC 1661), from a BSD ppp interface or a serial line.
@@ -149,6 +153,7 @@ pub(crate) fn slice(linktype: u32, data: &[u8]) -> Result<Link, NetError> {
             })
         }
         LINKTYPE_NFLOG => nflog(data),
+        LINKTYPE_ERF => Ok(Link::NonIp),
         LINKTYPE_C_HDLC => cisco_hdlc(data),
         // LINKTYPE_PPP_HDLC also holds Cisco PPP with HDLC framing (RFC 1547 4.3.1), told by its
         // first byte (<https://www.tcpdump.org/linktypes/LINKTYPE_PPP_HDLC.html>).
