@@ -24,14 +24,7 @@ fn erf_captures_analyse_as_their_pcap_source() {
         let (c, got) = common::associations(&dir.join(file));
         assert_eq!(c.format, CaptureFormat::Erf, "{file}");
         assert_eq!(c.compression.is_some(), file.ends_with(".gz"), "{file}");
-        common::assert_frames(&c, row, file);
-        let chunks: u64 = c
-            .associations
-            .iter()
-            .flat_map(|a| &a.chunk_counts)
-            .map(|x| x.1)
-            .sum();
-        assert_eq!(chunks, row["sctp_chunks"].as_u64().unwrap(), "{file}");
+        common::assert_frames_and_chunks(&c, row, file);
         assert!(
             got == want,
             "{file}: the associations differ from the pcap source's"

@@ -16,14 +16,7 @@ fn cisco_hdlc_and_ppp_captures_analyse_as_their_ethernet_source() {
             continue;
         }
         let (c, got) = common::associations(&dir.join(file));
-        common::assert_frames(&c, row, file);
-        let chunks: u64 = c
-            .associations
-            .iter()
-            .flat_map(|a| &a.chunk_counts)
-            .map(|x| x.1)
-            .sum();
-        assert_eq!(chunks, row["sctp_chunks"].as_u64().unwrap(), "{file}");
+        common::assert_frames_and_chunks(&c, row, file);
         assert!(c.warnings.is_empty(), "{file}: {:?}", c.warnings);
         assert!(
             got == want,

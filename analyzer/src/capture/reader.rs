@@ -192,18 +192,18 @@ impl CaptureReader {
         shared: Arc<Shared>,
         capacity: usize,
     ) -> Result<CaptureReader, CaptureError> {
+        let bad_header = |format| {
+            move |reason| CaptureError::BadHeader {
+                format,
+                offset: 0,
+                reason: format!("pcap-parser: {reason}"),
+            }
+        };
         let (format, mode, pos) = match magic {
             Magic::Classic {
                 big_endian, nanos, ..
             } => {
-                let (n, linktype, snaplen) =
-                    inner
-                        .classic_header()
-                        .map_err(|reason| CaptureError::BadHeader {
-                            format: "pcap",
-                            offset: 0,
-                            reason: format!("pcap-parser: {reason}"),
-                        })?;
+                let (n, linktype, snaplen) = inner.classic_header().map_err(bad_header("pcap"))?;
                 let mode = Mode::Classic {
                     big_endian,
                     nanos,
@@ -217,13 +217,7 @@ impl CaptureReader {
                 if matches!(inner, Input::Stream(_)) {
                     // The stream was fronted with a classic file header for pcap-parser's buffered
                     // reader (`from_read`): consumed, it leaves the file's first byte at offset 0.
-                    inner
-                        .classic_header()
-                        .map_err(|reason| CaptureError::BadHeader {
-                            format: "erf",
-                            offset: 0,
-                            reason: format!("pcap-parser: {reason}"),
-                        })?;
+                    inner.classic_header().map_err(bad_header("erf"))?;
                 }
                 let mode = Mode::Erf {
                     tally: erf::Tally::default(),

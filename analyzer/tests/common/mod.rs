@@ -47,6 +47,23 @@ pub fn assert_frames(c: &CaptureAnalysis, row: &serde_json::Value, file: &str) {
     assert_eq!(c.sctp_packets, sctp, "{file}: SCTP frames");
 }
 
+/// `c` has the frames, SCTP frames and SCTP chunks (over its associations) of its truth row
+/// (`"frames"`, `"sctp_frames"`, `"sctp_chunks"`: tshark's counts).
+pub fn assert_frames_and_chunks(c: &CaptureAnalysis, row: &serde_json::Value, file: &str) {
+    assert_frames(c, row, file);
+    let chunks: u64 = c
+        .associations
+        .iter()
+        .flat_map(|a| &a.chunk_counts)
+        .map(|x| x.1)
+        .sum();
+    assert_eq!(
+        chunks,
+        row["sctp_chunks"].as_u64().unwrap(),
+        "{file}: chunks"
+    );
+}
+
 pub fn tshark() -> Option<&'static str> {
     std::process::Command::new("tshark")
         .arg("--version")
