@@ -24,6 +24,7 @@ pub mod inputs;
 pub mod json_stream;
 pub mod json_write;
 pub mod lifecycle;
+pub mod linktype;
 pub mod net;
 pub mod ordered;
 pub mod packet;

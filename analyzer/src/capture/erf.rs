@@ -10,6 +10,8 @@
 //! another follows), a type's sub-header (Ethernet types: 2 bytes of offset and pad), and the
 //! captured bytes, padded to `rlen`.
 
+use crate::linktype::{self as link, LINKTYPE_ERF};
+
 /// Length of the record header.
 pub(crate) const HEADER_LEN: usize = 16;
 /// Length of an extension header.
@@ -19,18 +21,6 @@ const EXT_LEN: usize = 8;
 /// MIN_RECORDS_FOR_ERF_CHECK).
 const RECORDS_CHECKED: usize = 20;
 const MIN_RECORDS_CHECKED: usize = 3;
-/// The LINKTYPE_ registry's numbers of the frames ERF records carry (tcpdump.org linktypes; the
-/// link decoder reads them by the same numbers).
-mod link {
-    pub const LINKTYPE_ETHERNET: u32 = 1;
-    pub const LINKTYPE_PPP_HDLC: u32 = 50;
-    pub const LINKTYPE_IPV4: u32 = 228;
-    pub const LINKTYPE_IPV6: u32 = 229;
-}
-
-/// LINKTYPE_ERF: a frame holding an ERF record of a type not decoded here (ATM, multi-channel,
-/// InfiniBand, provenance metadata...): counted as a frame, as Wireshark does, carrying no IP.
-pub(crate) const LINKTYPE_ERF: u32 = 197;
 
 /// Record types (ERF Types Reference Guide; Wireshark `erf_record.h`).
 pub(crate) mod types {

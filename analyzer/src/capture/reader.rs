@@ -281,7 +281,7 @@ impl CaptureReader {
             front.extend_from_slice(&4u16.to_le_bytes());
             front.extend_from_slice(&[0; 8]);
             front.extend_from_slice(&u32::from(u16::MAX).to_le_bytes());
-            front.extend_from_slice(&erf::LINKTYPE_ERF.to_le_bytes());
+            front.extend_from_slice(&crate::linktype::LINKTYPE_ERF.to_le_bytes());
             front.extend_from_slice(&bytes);
             bytes = front;
         }
