@@ -213,13 +213,9 @@ impl Compound<'_> {
             first_escape(key.as_bytes()).is_none(),
             "field name {key:?} needs JSON escapes"
         );
+        self.comma();
         let out = &mut self.w.out;
-        out.reserve(key.len() + 4);
-        if self.first {
-            self.first = false;
-        } else {
-            out.push(b',');
-        }
+        out.reserve(key.len() + 3);
         out.push(b'"');
         out.extend_from_slice(key.as_bytes());
         out.extend_from_slice(b"\":");

@@ -71,9 +71,9 @@ pub struct Tracker {
     /// Associations by id; None once retired (reported and dropped while the pass goes on).
     assocs: Vec<Option<Box<Association>>>,
     by_tag: HashMap<TagKey, (u32, u8), FxBuild>,
-    /// The last `by_tag` hit of each direction of travel (indexed by `hit_slot`): packets come
-    /// in runs of one association, so most lookups end here without hashing. Emptied whenever
-    /// `by_tag` changes.
+    /// The last `by_tag` hit of each direction of travel (`tag_lookup`): packets come in runs
+    /// of one association, so most lookups end here without hashing. Emptied whenever `by_tag`
+    /// changes.
     tag_hits: [Option<(TagKey, (u32, u8))>; 2],
     by_ports: HashMap<(u16, u16), Vec<u32>, FxBuild>,
     /// Retired associations still indexed: (retired at, id, port key, the endpoints' tag keys),

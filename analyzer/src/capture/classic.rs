@@ -136,6 +136,19 @@ fn fits(bytes: &[u8], hdr: usize, big_endian: bool, nanos: bool, want: usize) ->
     true
 }
 
+/// A little-endian nanosecond file header (draft-ietf-opsawg-pcap 4: version 2.4, snap length
+/// 65535) for frames of `linktype`.
+pub(crate) fn file_header(linktype: u32) -> Vec<u8> {
+    let mut h = Vec::with_capacity(FILE_HEADER_LEN);
+    h.extend_from_slice(&MAGIC_NS.to_le_bytes());
+    h.extend_from_slice(&2u16.to_le_bytes());
+    h.extend_from_slice(&4u16.to_le_bytes());
+    h.extend_from_slice(&[0; 8]);
+    h.extend_from_slice(&u32::from(u16::MAX).to_le_bytes());
+    h.extend_from_slice(&linktype.to_le_bytes());
+    h
+}
+
 /// A record header read from the buffer.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RecordHead {

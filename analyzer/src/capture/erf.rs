@@ -130,22 +130,23 @@ pub(crate) fn frame(rec: &[u8], h: &Head) -> Result<FrameAt, String> {
     let mut at = HEADER_LEN;
     let mut more = h.rtype & 0x80 != 0;
     while more {
-        let Some(&first) = rec.get(at) else {
+        let Some(ext) = rec.get(at..at + EXT_LEN) else {
             return Err(format!(
                 "its extension headers run past its length {}",
                 h.rlen
             ));
         };
-        if at + EXT_LEN > rec.len() {
-            return Err(format!(
-                "its extension headers run past its length {}",
-                h.rlen
-            ));
-        }
-        more = first & 0x80 != 0;
+        more = ext[0] & 0x80 != 0;
         at += EXT_LEN;
     }
-    let (linktype, sub) = link_of(h.kind()).unwrap_or((LINKTYPE_ERF, 0));
+    let Some((linktype, sub)) = link_of(h.kind()) else {
+        // Not decoded: the whole record is the frame (as Wireshark shows it).
+        return Ok(FrameAt {
+            start: 0,
+            caplen: rec.len(),
+            linktype: LINKTYPE_ERF,
+        });
+    };
     if at + sub > rec.len() {
         return Err(format!(
             "its type {} sub-header runs past its length {}",
@@ -153,17 +154,8 @@ pub(crate) fn frame(rec: &[u8], h: &Head) -> Result<FrameAt, String> {
             h.rlen
         ));
     }
-    let (start, linktype) = if linktype == LINKTYPE_ERF {
-        // The whole record is the frame (as Wireshark shows it).
-        (0, linktype)
-    } else {
-        (at + sub, linktype)
-    };
-    let caplen = (rec.len() - start).min(if linktype == LINKTYPE_ERF {
-        rec.len()
-    } else {
-        usize::from(h.wlen)
-    });
+    let start = at + sub;
+    let caplen = (rec.len() - start).min(usize::from(h.wlen));
     Ok(FrameAt {
         start,
         caplen,

@@ -275,13 +275,7 @@ impl CaptureReader {
             // pcap-parser's buffered reader starts at a pcap or pcapng file header; an ERF file
             // has none, so it reads one made here (LINKTYPE_ERF) before the file's bytes, and
             // `start` consumes it: the reader serves only as the buffer of the records.
-            let mut front = Vec::with_capacity(classic::FILE_HEADER_LEN + bytes.len());
-            front.extend_from_slice(&classic::MAGIC_NS.to_le_bytes());
-            front.extend_from_slice(&2u16.to_le_bytes());
-            front.extend_from_slice(&4u16.to_le_bytes());
-            front.extend_from_slice(&[0; 8]);
-            front.extend_from_slice(&u32::from(u16::MAX).to_le_bytes());
-            front.extend_from_slice(&crate::linktype::LINKTYPE_ERF.to_le_bytes());
+            let mut front = classic::file_header(crate::linktype::LINKTYPE_ERF);
             front.extend_from_slice(&bytes);
             bytes = front;
         }
@@ -530,7 +524,6 @@ impl CaptureReader {
         })
     }
 
-    /// One pcapng block (pcapng 3.1 framing, 4.x block types).
     /// One ERF record (`erf`): a frame, or padding skipped.
     fn erf_step(&mut self) -> Step {
         let data = self.inner.data();
@@ -583,6 +576,7 @@ impl CaptureReader {
         }
     }
 
+    /// One pcapng block (pcapng 3.1 framing, 4.x block types).
     fn pcapng_step(&mut self) -> Step {
         let Mode::Pcapng {
             big_endian,
