@@ -16,21 +16,46 @@ holds the text, the script stops and names the variant to update.
 """
 import sys
 
-STREAMS = '''            if crate::streams::Streams::wants(view.ctype) {
-                assoc.streams.chunk(ctx, sender, view, c);
-            }
-'''
-STALLS = '''            if crate::stalls::Stalls::wants(view.ctype) {
-                assoc.stalls.chunk(ctx, sender, c);
-            }
-'''
-HOL = '''            if crate::hol::Hol::wants(view.ctype) {
-                let epoch = assoc.streams.epoch(sender);
-                assoc.hol.chunk(ctx, sender, c, epoch);
-            }
-'''
-LIFECYCLE = [('''            assoc.lifecycle.chunk(ctx, sender, view, c);
-''', '')]
+# DATA and SACK go to each analysis's own entry in `Pass::chunk`, other chunks to the generic
+# one: a skipped analysis loses both.
+STREAMS = [
+    ('''                if crate::streams::Streams::wants(view.ctype) {
+                    assoc.streams.chunk(ctx, sender, view, c);
+                }
+''', ''),
+    ('''                assoc.streams.data(ctx, sender, d);
+''', ''),
+]
+STALLS = [
+    ('''                if crate::stalls::Stalls::wants(view.ctype) {
+                    assoc.stalls.chunk(ctx, sender, c);
+                }
+''', ''),
+    ('''                assoc.stalls.data_chunk(ctx, sender, d);
+''', ''),
+    ('''                assoc.stalls.sack_chunk(ctx, sender, k);
+''', ''),
+]
+HOL = [
+    ('''                if crate::hol::Hol::wants(view.ctype) {
+                    let epoch = assoc.streams.epoch(sender);
+                    assoc.hol.chunk(ctx, sender, c, epoch);
+                }
+''', ''),
+    ('''                let epoch = assoc.streams.epoch(sender);
+                assoc.hol.data(ctx, sender, d, epoch);
+''', ''),
+    ('''                assoc.hol.sack(ctx, sender, k);
+''', ''),
+]
+LIFECYCLE = [
+    ('''                assoc.lifecycle.chunk(ctx, sender, view, c);
+''', ''),
+    ('''                assoc.lifecycle.data(ctx, sender);
+''', ''),
+    ('''                assoc.lifecycle.sack(ctx, sender);
+''', ''),
+]
 DUPS = [
     ('''        if let Some(first) = self
             .acct
@@ -47,11 +72,11 @@ DUPS = [
 ]
 EDITS = {
     'full': [],
-    'no-15': [(STREAMS, ''), (STALLS, ''), (HOL, '')],
+    'no-15': STREAMS + STALLS + HOL,
     'no-13': LIFECYCLE + DUPS,
-    'no-hol': [(HOL, '')],
-    'no-streams': [(STREAMS, '')],
-    'no-stalls': [(STALLS, '')],
+    'no-hol': HOL,
+    'no-streams': STREAMS,
+    'no-stalls': STALLS,
 }
 EDITS['no-13-15'] = EDITS['no-13'] + EDITS['no-15']
 

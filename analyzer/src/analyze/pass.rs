@@ -318,7 +318,7 @@ impl<'o> Pass<'o> {
         // with wide loads right after parse's narrower stores: a store-forwarding stall).
         // Without a first chunk the result is a placeholder error, never read as such.
         let first_parsed = match &first_view {
-            Some(v) => v.parse(),
+            Some(v) => v.parse_inline(),
             None => Err(sctp::ChunkError {
                 offset: 0,
                 kind: sctp::ChunkErrorKind::TrailingBytes(0),
@@ -386,7 +386,7 @@ impl<'o> Pass<'o> {
             for item in iter {
                 match item {
                     Ok(v) => {
-                        self.chunk(a, ctx, sender, path, offset, &v, &v.parse());
+                        self.chunk(a, ctx, sender, path, offset, &v, &v.parse_inline());
                     }
                     Err(e) => {
                         self.warnings
@@ -477,6 +477,23 @@ impl<'o> Pass<'o> {
         }
     }
 
+    /// Warns of the first gap block of a SACK whose start is above its end.
+    #[cold]
+    fn gap_block_check(&mut self, frame: u64, offset: u64, s: &sctp::SackChunk<'_>) {
+        if let Some(g) = s
+            .gap_blocks()
+            .chain(s.nr_gap_blocks())
+            .find(|g| g.start > g.end)
+        {
+            self.warnings.push(|| {
+                format!(
+                    "frame {frame} (offset {offset}): SACK gap block start {} > end {} ignored",
+                    g.start, g.end
+                )
+            });
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn chunk(
@@ -501,44 +518,50 @@ impl<'o> Pass<'o> {
         };
         if let Some(sctp::Chunk::Sack(s)) = chunk {
             // RFC 9260 3.3.4: a gap block's start is not above its end; inference skips one that is.
-            if let Some(g) = s
-                .gap_blocks()
-                .chain(s.nr_gap_blocks())
-                .find(|g| g.start > g.end)
-            {
-                let frame = ctx.frame;
-                self.warnings.push(|| {
-                    format!(
-                        "frame {frame} (offset {offset}): SACK gap block start {} > end {} ignored",
-                        g.start, g.end
-                    )
-                });
+            if !(s.gap_bytes.is_empty() && s.nr_gap_bytes.is_empty()) {
+                self.gap_block_check(ctx.frame, offset, s);
             }
         }
         self.tracker.chunk(a, ctx, sender, path, view, chunk);
-        if chunk.is_none() {
-            // An ABORT whose causes are malformed still ends the association.
-            self.tracker
-                .get_mut(a)
-                .lifecycle
-                .unparsed(ctx, sender, view);
-        }
-        if let Some(c) = chunk {
-            let assoc = self.tracker.get_mut(a);
-            assoc.infer.chunk(ctx, sender, view, c);
-            assoc.lifecycle.chunk(ctx, sender, view, c);
-            if let sctp::Chunk::Init(init) = c {
-                assoc.stack.init(sender, ctx.vtag, view, init);
-            }
-            if crate::streams::Streams::wants(view.ctype) {
-                assoc.streams.chunk(ctx, sender, view, c);
-            }
-            if crate::stalls::Stalls::wants(view.ctype) {
-                assoc.stalls.chunk(ctx, sender, c);
-            }
-            if crate::hol::Hol::wants(view.ctype) {
+        let assoc = self.tracker.get_mut(a);
+        match chunk {
+            // DATA and SACK, most chunks by far, go to each analysis's own entry for them: the
+            // same calls, in the same order, as `chunk` makes for them, without each analysis
+            // matching the chunk's type again.
+            Some(sctp::Chunk::Data(d)) => {
+                assoc.infer.data(ctx, sender, d);
+                assoc.lifecycle.data(ctx, sender);
+                assoc.streams.data(ctx, sender, d);
+                assoc.stalls.data_chunk(ctx, sender, d);
                 let epoch = assoc.streams.epoch(sender);
-                assoc.hol.chunk(ctx, sender, c, epoch);
+                assoc.hol.data(ctx, sender, d, epoch);
+            }
+            Some(sctp::Chunk::Sack(k)) => {
+                assoc.infer.sack(ctx, sender, k);
+                assoc.lifecycle.sack(ctx, sender);
+                assoc.stalls.sack_chunk(ctx, sender, k);
+                assoc.hol.sack(ctx, sender, k);
+            }
+            Some(c) => {
+                assoc.infer.chunk(ctx, sender, view, c);
+                assoc.lifecycle.chunk(ctx, sender, view, c);
+                if let sctp::Chunk::Init(init) = c {
+                    assoc.stack.init(sender, ctx.vtag, view, init);
+                }
+                if crate::streams::Streams::wants(view.ctype) {
+                    assoc.streams.chunk(ctx, sender, view, c);
+                }
+                if crate::stalls::Stalls::wants(view.ctype) {
+                    assoc.stalls.chunk(ctx, sender, c);
+                }
+                if crate::hol::Hol::wants(view.ctype) {
+                    let epoch = assoc.streams.epoch(sender);
+                    assoc.hol.chunk(ctx, sender, c, epoch);
+                }
+            }
+            None => {
+                // An ABORT whose causes are malformed still ends the association.
+                assoc.lifecycle.unparsed(ctx, sender, view);
             }
         }
         if matches!(

@@ -213,13 +213,15 @@ impl Association {
             }
             return;
         };
+        // DATA first, apart: the common case takes one compare instead of the match's jump.
+        if let Chunk::Data(d) = chunk {
+            self.data_bytes += d.payload_len as u64;
+            let p = &mut self.paths[path];
+            p.data_chunks += 1;
+            p.data_bytes += d.payload_len as u64;
+            return;
+        }
         match chunk {
-            Chunk::Data(d) => {
-                self.data_bytes += d.payload_len as u64;
-                let p = &mut self.paths[path];
-                p.data_chunks += 1;
-                p.data_bytes += d.payload_len as u64;
-            }
             Chunk::Init(init) => {
                 // RFC 9260 5.1: the handshake starts with INIT; addresses of the sender are listed
                 // in its IPv4/IPv6 address parameters (3.3.2.1).

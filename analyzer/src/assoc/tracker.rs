@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use super::accounting::UnassocReason;
 use super::{reflected_tag, Association, Endpoint, PacketCtx};
-use crate::sctp::{Chunk, ChunkView};
+use crate::sctp::{types, Chunk, ChunkView};
 
 /// Where `Tracker::classify` put a packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,11 +183,17 @@ impl Tracker {
     /// Finds (or creates) the association of a packet from its header and first chunk and
     /// counts the packet there, or says why it belongs to none.
     pub fn classify(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Classified {
-        let found = match first {
-            Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag),
-            Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag),
-            Some(c) if reflected_tag(c) => self.on_reflected(ctx, c),
-            _ => self.on_other(ctx, first),
+        // DATA and SACK, most packets' first chunk, are told apart before the match's jump.
+        let common = matches!(first, Some(Chunk::Data(_) | Chunk::Sack(_)));
+        let found = if common {
+            self.on_other(ctx, first)
+        } else {
+            match first {
+                Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag),
+                Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag),
+                Some(c) if reflected_tag(c) => self.on_reflected(ctx, c),
+                _ => self.on_other(ctx, first),
+            }
         };
         let (a, sender) = match found {
             Ok(f) => f,
@@ -234,7 +240,13 @@ impl Tracker {
         let was_open = assoc.closed_ns.is_none();
         assoc.count_chunk(ctx, sender, path, view, chunk);
         let closed_now = was_open && assoc.closed_ns.is_some();
-        if matches!(chunk, Some(Chunk::Init(_) | Chunk::Asconf(_))) {
+        // By the chunk's type byte (INIT, INIT-ACK, ASCONF, ASCONF-ACK), not a match on the
+        // decoded chunk.
+        if matches!(
+            view.ctype,
+            types::INIT | types::INIT_ACK | types::ASCONF | types::ASCONF_ACK
+        ) && chunk.is_some()
+        {
             // Bound the address list that INIT / ASCONF parameters can grow.
             assoc.endpoints[sender as usize]
                 .addresses

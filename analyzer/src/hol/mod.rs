@@ -164,30 +164,40 @@ impl Hol {
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>, epoch: u16) {
         let s = usize::from(sender & 1);
         match chunk {
-            Chunk::Data(d) => {
-                let init_tsn = self.init_tsn[s];
-                let dir = self.dirs[s].get_or_insert_with(Box::default);
-                if !dir.started {
-                    match init_tsn {
-                        Some(first) => {
-                            // RFC 9260 6.5: the sender's streams number from 0.
-                            dir.fresh = true;
-                            dir.start(first);
-                        }
-                        None => dir.start(d.tsn),
-                    }
-                }
-                dir.data(ctx.ts_ns, d, epoch);
-            }
-            Chunk::Sack(k) => {
-                if let Some(dir) = &mut self.dirs[1 - s] {
-                    dir.sack(ctx.ts_ns, k);
-                }
-            }
+            Chunk::Data(d) => self.data(ctx, sender, d, epoch),
+            Chunk::Sack(k) => self.sack(ctx, sender, k),
             Chunk::Init(i) => {
                 self.init_tsn[s] = Some(i.initial_tsn);
             }
             _ => {}
+        }
+    }
+
+    /// A DATA or I-DATA chunk sent by endpoint `sender` (what `chunk` does with one; the pass
+    /// calls it directly, without matching the chunk's type once more).
+    #[inline]
+    pub fn data(&mut self, ctx: &PacketCtx, sender: u8, d: &DataChunk, epoch: u16) {
+        let s = usize::from(sender & 1);
+        let init_tsn = self.init_tsn[s];
+        let dir = self.dirs[s].get_or_insert_with(Box::default);
+        if !dir.started {
+            match init_tsn {
+                Some(first) => {
+                    // RFC 9260 6.5: the sender's streams number from 0.
+                    dir.fresh = true;
+                    dir.start(first);
+                }
+                None => dir.start(d.tsn),
+            }
+        }
+        dir.data(ctx.ts_ns, d, epoch);
+    }
+
+    /// A SACK or NR-SACK chunk sent by endpoint `sender` (what `chunk` does with one).
+    #[inline]
+    pub fn sack(&mut self, ctx: &PacketCtx, sender: u8, k: &SackChunk<'_>) {
+        if let Some(dir) = &mut self.dirs[1 - usize::from(sender & 1)] {
+            dir.sack(ctx.ts_ns, k);
         }
     }
 
@@ -428,6 +438,18 @@ impl Dir {
             }
         }
         // Gap ack blocks (and NR-SACK's non-renegable ones): offsets from the cumulative ack.
+        if !(k.gap_bytes.is_empty() && k.nr_gap_bytes.is_empty()) {
+            self.gap_blocks(ts_ns, k);
+        }
+        self.advance(SACKS, ts_ns);
+        self.advance(ARRIVALS, ts_ns);
+        self.retire();
+    }
+
+    /// The SACK's gap ack blocks (and NR-SACK's non-renegable ones): offsets from its
+    /// cumulative TSN ack (RFC 9260 3.3.4); a block whose start is above its end is skipped.
+    fn gap_blocks(&mut self, ts_ns: i64, k: &SackChunk<'_>) {
+        let cum = k.cum_tsn_ack;
         for g in k.gap_blocks().chain(k.nr_gap_blocks()) {
             if g.start > g.end || g.start == 0 {
                 continue;
@@ -441,9 +463,6 @@ impl Dir {
                 self.arrive(ARRIVALS, tsn, ts_ns);
             }
         }
-        self.advance(SACKS, ts_ns);
-        self.advance(ARRIVALS, ts_ns);
-        self.retire();
     }
 
     /// TSN `tsn` (held) arrives on clock `k` at `t` (the first time only): its message may be

@@ -15,7 +15,7 @@ pub mod whatif;
 use std::net::IpAddr;
 
 use crate::packet::PacketCtx;
-use crate::sctp::{Chunk, ChunkView};
+use crate::sctp::{Chunk, ChunkView, DataChunk, SackChunk};
 use direction::DirInfer;
 pub use summary::DirSummary;
 
@@ -101,19 +101,29 @@ impl AssocInfer {
         self.dirs[sender as usize].packet_start();
     }
 
+    /// A DATA or I-DATA chunk sent by endpoint `sender` (what `chunk` does with one; the pass
+    /// calls it directly, without matching the chunk's type once more).
+    #[inline(always)]
+    pub fn data(&mut self, ctx: &PacketCtx, sender: u8, d: &DataChunk) {
+        let deadline = self.deadline_ns;
+        self.dirs[usize::from(sender & 1)].data(ctx, d, deadline);
+    }
+
+    /// A SACK or NR-SACK chunk sent by endpoint `sender`, acknowledging the peer's DATA.
+    #[inline(always)]
+    pub fn sack(&mut self, ctx: &PacketCtx, sender: u8, sk: &SackChunk<'_>) {
+        let s = usize::from(sender & 1);
+        let deadline = self.deadline_ns;
+        let hb_flush = self.last_hb_pkt_ns[s].is_some_and(|t| ctx.ts_ns - t <= HB_FLUSH_NS);
+        self.dirs[1 - s].sack(ctx, sk, deadline, hb_flush);
+    }
+
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, _view: &ChunkView<'_>, chunk: &Chunk<'_>) {
         let s = sender as usize;
         let peer = 1 - s;
         match chunk {
-            Chunk::Data(d) => {
-                let deadline = self.deadline_ns;
-                self.dirs[s].data(ctx, d, deadline);
-            }
-            Chunk::Sack(sk) => {
-                let deadline = self.deadline_ns;
-                let hb_flush = self.last_hb_pkt_ns[s].is_some_and(|t| ctx.ts_ns - t <= HB_FLUSH_NS);
-                self.dirs[peer].sack(ctx, sk, deadline, hb_flush);
-            }
+            Chunk::Data(d) => self.data(ctx, sender, d),
+            Chunk::Sack(sk) => self.sack(ctx, sender, sk),
             Chunk::Heartbeat { ack: false, info } => {
                 // RFC 9260 8.3: the HEARTBEAT-ACK echoes the info unchanged.
                 self.heartbeats[s] += 1;

@@ -189,16 +189,26 @@ impl Lifecycle {
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, view: &ChunkView<'_>, chunk: &Chunk<'_>) {
         let s = usize::from(sender & 1);
         match chunk {
-            Chunk::Data(_) => {
-                self.last_data_ns[s] = Some(ctx.ts_ns);
-                self.hot(ctx, s);
-            }
-            Chunk::Sack(_) => {
-                self.last_sack_ns[s] = Some(ctx.ts_ns);
-                self.hot(ctx, s);
-            }
+            Chunk::Data(_) => self.data(ctx, sender),
+            Chunk::Sack(_) => self.sack(ctx, sender),
             _ => self.control(ctx, s, view, Some(chunk)),
         }
+    }
+
+    /// A DATA or I-DATA chunk from endpoint `sender` (what `chunk` does with one).
+    #[inline(always)]
+    pub fn data(&mut self, ctx: &PacketCtx, sender: u8) {
+        let s = usize::from(sender & 1);
+        self.last_data_ns[s] = Some(ctx.ts_ns);
+        self.hot(ctx, s);
+    }
+
+    /// A SACK or NR-SACK chunk from endpoint `sender` (what `chunk` does with one).
+    #[inline(always)]
+    pub fn sack(&mut self, ctx: &PacketCtx, sender: u8) {
+        let s = usize::from(sender & 1);
+        self.last_sack_ns[s] = Some(ctx.ts_ns);
+        self.hot(ctx, s);
     }
 
     /// A chunk that did not parse (e.g. an ABORT with a malformed cause): what its header and

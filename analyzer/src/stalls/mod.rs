@@ -30,7 +30,7 @@ pub use report::StallReport;
 use std::net::IpAddr;
 
 use crate::packet::PacketCtx;
-use crate::sctp::{types, Chunk, SackChunk};
+use crate::sctp::{types, Chunk, DataChunk, SackChunk};
 use crate::serial;
 
 /// The least time a frozen cumulative ack must last (the RTO part comes at report time).
@@ -177,17 +177,29 @@ impl Stalls {
         let s = usize::from(sender & 1);
         match chunk {
             Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
-            Chunk::Sack(k) => {
-                let gaps = k.n_gap_blocks > 0;
-                let highest_gap = if gaps && self.dirs[1 - s].big.is_some() {
-                    self.gap_acked(1 - s, k)
-                } else {
-                    None
-                };
-                self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, gaps, highest_gap)
-            }
+            Chunk::Sack(k) => self.sack_chunk(ctx, sender, k),
             _ => {}
         }
+    }
+
+    /// A DATA or I-DATA chunk sent by endpoint `sender` (what `chunk` does with one; the pass
+    /// calls it directly, without matching the chunk's type once more).
+    #[inline(always)]
+    pub fn data_chunk(&mut self, ctx: &PacketCtx, sender: u8, d: &DataChunk) {
+        self.data(ctx, usize::from(sender & 1), d.tsn, d.payload_len);
+    }
+
+    /// A SACK or NR-SACK chunk sent by endpoint `sender` (what `chunk` does with one).
+    #[inline(always)]
+    pub fn sack_chunk(&mut self, ctx: &PacketCtx, sender: u8, k: &SackChunk<'_>) {
+        let s = usize::from(sender & 1);
+        let gaps = k.n_gap_blocks > 0;
+        let highest_gap = if gaps && self.dirs[1 - s].big.is_some() {
+            self.gap_acked(1 - s, k)
+        } else {
+            None
+        };
+        self.sack(ctx, 1 - s, k.cum_tsn_ack, k.a_rwnd, gaps, highest_gap)
     }
 
     /// While a resent packet is watched: the highest TSN the SACK's gap blocks acknowledge, and

@@ -385,7 +385,7 @@ impl Streams {
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, view: &ChunkView<'_>, chunk: &Chunk<'_>) {
         let s = usize::from(sender & 1);
         match chunk {
-            Chunk::Data(d) => self.data(ctx, s, d),
+            Chunk::Data(d) => self.data_from(ctx, s, d),
             Chunk::Sack(_) => {}
             Chunk::Init(init) => {
                 // RFC 9260 3.3.2 / 3.3.3: the sender's outbound streams and maximum inbound
@@ -400,8 +400,15 @@ impl Streams {
         }
     }
 
+    /// A DATA or I-DATA chunk sent by endpoint `sender` (what `chunk` does with one; the pass
+    /// calls it directly, without matching the chunk's type once more).
     #[inline(always)]
-    fn data(&mut self, ctx: &PacketCtx, s: usize, d: &DataChunk) {
+    pub fn data(&mut self, ctx: &PacketCtx, sender: u8, d: &DataChunk) {
+        self.data_from(ctx, usize::from(sender & 1), d);
+    }
+
+    #[inline(always)]
+    fn data_from(&mut self, ctx: &PacketCtx, s: usize, d: &DataChunk) {
         let dir = &mut self.dirs[s];
         if !dir.tsns.first_time(d.tsn) {
             return;
