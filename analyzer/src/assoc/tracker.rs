@@ -182,23 +182,41 @@ impl Tracker {
 
     /// Finds (or creates) the association of a packet from its header and first chunk and
     /// counts the packet there, or says why it belongs to none.
+    #[inline(always)]
     pub fn classify(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Classified {
-        // DATA and SACK, most packets' first chunk, are told apart before the match's jump.
-        let common = matches!(first, Some(Chunk::Data(_) | Chunk::Sack(_)));
-        let found = if common {
-            self.on_other(ctx, first)
-        } else {
-            match first {
-                Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag),
-                Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag),
-                Some(c) if reflected_tag(c) => self.on_reflected(ctx, c),
-                _ => self.on_other(ctx, first),
+        // DATA and SACK, most packets' first chunk, are told apart before the match's jump; the
+        // last tag-index hit of the packet's direction of travel answers most of them
+        // (`tag_lookup`, which `on_other` asks first), without a call.
+        if matches!(first, Some(Chunk::Data(_) | Chunk::Sack(_))) {
+            let key = (ctx.dst_port, ctx.src_port, ctx.vtag);
+            if let Some((k, (a, to))) = self.tag_hits[usize::from(key.0 < key.1)] {
+                if k == key {
+                    return self.count_in(ctx, a, 1 - to);
+                }
             }
+        }
+        self.classify_any(ctx, first)
+    }
+
+    /// `classify` for any packet (made out of line: `classify` inlines the common case only).
+    #[inline(never)]
+    fn classify_any(&mut self, ctx: &PacketCtx, first: Option<&Chunk<'_>>) -> Classified {
+        let found = match first {
+            Some(Chunk::Init(init)) if !init.ack => self.on_init(ctx, init.initiate_tag),
+            Some(Chunk::Init(init)) => self.on_init_ack(ctx, init.initiate_tag),
+            Some(c) if reflected_tag(c) => self.on_reflected(ctx, c),
+            _ => self.on_other(ctx, first),
         };
-        let (a, sender) = match found {
-            Ok(f) => f,
-            Err(why) => return Classified::Unassociated(why),
-        };
+        match found {
+            Ok((a, sender)) => self.count_in(ctx, a, sender),
+            Err(why) => Classified::Unassociated(why),
+        }
+    }
+
+    /// Counts a packet from endpoint `sender` in association `a`, unless the association was
+    /// reported already or the packet would grow an endpoint's addresses past the bound.
+    #[inline(always)]
+    fn count_in(&mut self, ctx: &PacketCtx, a: u32, sender: u8) -> Classified {
         let max_addr = self.limits.max_addresses;
         let Some(assoc) = self.assocs[a as usize].as_deref_mut() else {
             return Classified::Unassociated(UnassocReason::AfterReportedEnd);

@@ -55,8 +55,19 @@ pub(super) fn next_number(n: u32, wide: bool) -> u32 {
 
 impl Dir {
     /// The stream index of `sid`, made on first sight; `NO_STREAM` past `MAX_STREAMS`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn stream(&mut self, sid: u16, number: u32, epoch: u16) -> u16 {
+        // The stream looked up last, in the same reset epoch (the common case).
+        if let Some(h) = self.streams.get(usize::from(self.last)) {
+            if h.sid == sid && h.epoch == epoch {
+                return self.last;
+            }
+        }
+        self.stream_slow(sid, number, epoch)
+    }
+
+    #[inline(never)]
+    fn stream_slow(&mut self, sid: u16, number: u32, epoch: u16) -> u16 {
         let last = usize::from(self.last);
         let i = match self.streams.get(last) {
             Some(h) if h.sid == sid => last,

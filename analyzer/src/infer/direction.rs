@@ -140,11 +140,44 @@ pub struct DirInfer {
     pub first_ns: Option<i64>,
     pub dropped_rows: u64,
     last_delivery: Option<i64>,
+    /// The destination `dst` found last.
+    last_dst: PathIdx,
+}
+
+/// What the TSNs one SACK newly acknowledges add up to (`DirInfer::on_ack`).
+struct AckTally {
+    /// DATA packets newly acknowledged, the last one's sequence number, and the one when it is
+    /// the only one.
+    newly_pkts: u32,
+    last_pkt: u64,
+    lone_pkt: Option<u64>,
+    /// The latest newly acknowledged, never retransmitted TSN (the RTT sample's).
+    sample: Option<RttCandidate>,
+    /// Bit per destination index (63 and up share the last) that a newly acknowledged TSN was
+    /// last sent to.
+    acked_paths: u64,
 }
 
 impl DirInfer {
     /// Index of destination `addr`, created on first use.
+    #[inline]
     pub fn dst(&mut self, addr: IpAddr) -> PathIdx {
+        // The destination before, most of the time (DATA and the SACKs from it name the same).
+        let last = self.last_dst;
+        if self
+            .dsts
+            .get(usize::from(last))
+            .is_some_and(|d| d.addr == addr)
+        {
+            return last;
+        }
+        let i = self.dst_slow(addr);
+        self.last_dst = i;
+        i
+    }
+
+    #[cold]
+    fn dst_slow(&mut self, addr: IpAddr) -> PathIdx {
         if let Some(i) = self.dsts.iter().position(|d| d.addr == addr) {
             return i as PathIdx;
         }
@@ -468,6 +501,66 @@ impl DirInfer {
         }
     }
 
+    /// One TSN newly acknowledged by a SACK (cumulatively or in a gap block): its destination's
+    /// counters, the RTT candidate, the retransmission it ends (`sack`).
+    #[inline(always)]
+    fn on_ack(&mut self, ctx: &PacketCtx, tally: &mut AckTally, e: &TsnEntry, tsn: u32) {
+        if !e.seen {
+            return;
+        }
+        if e.pkt != tally.last_pkt {
+            tally.newly_pkts += 1;
+            tally.last_pkt = e.pkt;
+            tally.lone_pkt = Some(e.pkt);
+        }
+        tally.acked_paths |= 1u64 << (e.last_path.min(63));
+        let d = &mut self.dsts[e.last_path as usize];
+        d.outstanding = d.outstanding.saturating_sub(1);
+        if e.tx == 1 {
+            // Karn (RFC 9260 6.3.1 C5): only never-retransmitted TSNs give RTT samples.
+            if tally.sample.is_none_or(|s| e.first_ns > s.first_ns) {
+                tally.sample = Some(RttCandidate {
+                    first_ns: e.first_ns,
+                    first_frame: e.first_frame,
+                    tsn,
+                    first_path: e.first_path,
+                    ibit: e.ibit,
+                });
+            }
+            let od = &mut self.dsts[e.first_path as usize];
+            if e.first_ns >= od.last_good_ns {
+                od.last_good_ns = e.first_ns;
+                od.last_good_pkt = e.pkt;
+            }
+            if od.lost_since.is_some_and(|l| e.first_ns > l.0) {
+                od.lost_since = None;
+                od.episode_timeouts.clear();
+                od.episode_rtx.clear();
+            }
+            // RFC 9260 8.2: an acknowledgement clears the destination's error count.
+            od.consecutive_timeouts = 0;
+        } else if let Some(r) = e.rtx_row {
+            // RFC 9260 8.2: acknowledging a DATA chunk clears the error count of the
+            // destination it was last sent to (Linux does so for a retransmitted one too;
+            // usrsctp was seen not to): remembered, the summary applies it by stack.
+            self.dsts[e.last_path as usize].acked_rtx_ns = Some(ctx.ts_ns);
+            if let Some(row) = self.retransmissions.get_mut(r as usize) {
+                row.acked_ns.get_or_insert(ctx.ts_ns);
+            }
+            // Eifel-like: acknowledged sooner after the retransmission than a round trip
+            // of the retransmission's path allows, so the original got there.
+            let rt = ctx.ts_ns - e.last_ns;
+            if let Some(base) = self.dsts[e.last_path as usize].base_rtt_ms() {
+                if (rt as f64) < 0.5 * base * 1e6 {
+                    if let Some(row) = self.retransmissions.get_mut(r as usize) {
+                        row.spurious
+                            .get_or_insert("acknowledged within half an RTT of the retransmission");
+                    }
+                }
+            }
+        }
+    }
+
     /// A SACK or NR-SACK (RFC 9260 3.3.4, 6.2.1) from the peer acknowledging this direction.
     /// `hb_flush`: the SACK sender sent a HEARTBEAT within 2 ms before this SACK.
     pub fn sack(
@@ -483,87 +576,30 @@ impl DirInfer {
         let from = self.dst(ctx.src);
         self.dsts[from as usize].last_sack_from_ns = Some(ctx.ts_ns);
         self.dsts[from as usize].last_sack_from_frame = ctx.frame;
-        let mut newly_pkts = 0u32;
-        let mut last_pkt = u64::MAX;
-        let mut lone_pkt: Option<u64> = None;
-        let mut sample: Option<RttCandidate> = None;
-        let mut acked_paths: u64 = 0;
+        let mut tally = AckTally {
+            newly_pkts: 0,
+            last_pkt: u64::MAX,
+            lone_pkt: None,
+            sample: None,
+            acked_paths: 0,
+        };
         let old_cum = self.cum_ack;
         let cum = s.cum_tsn_ack;
         let advanced = old_cum.is_none_or(|c| serial::gt(cum, c));
         let has_gaps = s.n_gap_blocks > 0;
         let has_dups = s.n_dup_tsns > 0;
 
-        let mut on_ack = |this: &mut Self, e: &TsnEntry, tsn: u32| {
-            if !e.seen {
-                return;
-            }
-            if e.pkt != last_pkt {
-                newly_pkts += 1;
-                last_pkt = e.pkt;
-                lone_pkt = Some(e.pkt);
-            }
-            acked_paths |= 1u64 << (e.last_path.min(63));
-            let d = &mut this.dsts[e.last_path as usize];
-            d.outstanding = d.outstanding.saturating_sub(1);
-            if e.tx == 1 {
-                // Karn (RFC 9260 6.3.1 C5): only never-retransmitted TSNs give RTT samples.
-                if sample.is_none_or(|s| e.first_ns > s.first_ns) {
-                    sample = Some(RttCandidate {
-                        first_ns: e.first_ns,
-                        first_frame: e.first_frame,
-                        tsn,
-                        first_path: e.first_path,
-                        ibit: e.ibit,
-                    });
-                }
-                let od = &mut this.dsts[e.first_path as usize];
-                if e.first_ns >= od.last_good_ns {
-                    od.last_good_ns = e.first_ns;
-                    od.last_good_pkt = e.pkt;
-                }
-                if od.lost_since.is_some_and(|l| e.first_ns > l.0) {
-                    od.lost_since = None;
-                    od.episode_timeouts.clear();
-                    od.episode_rtx.clear();
-                }
-                // RFC 9260 8.2: an acknowledgement clears the destination's error count.
-                od.consecutive_timeouts = 0;
-            } else if let Some(r) = e.rtx_row {
-                // RFC 9260 8.2: acknowledging a DATA chunk clears the error count of the
-                // destination it was last sent to (Linux does so for a retransmitted one too;
-                // usrsctp was seen not to): remembered, the summary applies it by stack.
-                this.dsts[e.last_path as usize].acked_rtx_ns = Some(ctx.ts_ns);
-                if let Some(row) = this.retransmissions.get_mut(r as usize) {
-                    row.acked_ns.get_or_insert(ctx.ts_ns);
-                }
-                // Eifel-like: acknowledged sooner after the retransmission than a round trip
-                // of the retransmission's path allows, so the original got there.
-                let rt = ctx.ts_ns - e.last_ns;
-                if let Some(base) = this.dsts[e.last_path as usize].base_rtt_ms() {
-                    if (rt as f64) < 0.5 * base * 1e6 {
-                        if let Some(row) = this.retransmissions.get_mut(r as usize) {
-                            row.spurious.get_or_insert(
-                                "acknowledged within half an RTT of the retransmission",
-                            );
-                        }
-                    }
-                }
-            }
-        };
-
         // Cumulative ack (RFC 9260 6.2.1 D): every TSN up to it is acknowledged now (on the
         // first SACK seen too, for captures that start mid-association).
         if advanced {
-            while let Some(front) = self.tsns.front().copied() {
-                let tsn = self.base_tsn;
-                if !serial::le(tsn, cum) {
+            while serial::le(self.base_tsn, cum) {
+                let Some(front) = self.tsns.pop_front() else {
                     break;
-                }
-                self.tsns.pop_front();
-                self.base_tsn = self.base_tsn.wrapping_add(1);
+                };
+                let tsn = self.base_tsn;
+                self.base_tsn = tsn.wrapping_add(1);
                 if !front.gap_acked {
-                    on_ack(self, &front, tsn);
+                    self.on_ack(ctx, &mut tally, &front, tsn);
                 }
             }
             self.cum_ack = Some(cum);
@@ -593,7 +629,7 @@ impl DirInfer {
                             if e.seen {
                                 newest_gap_first_ns = newest_gap_first_ns.max(e.first_ns);
                             }
-                            on_ack(self, &e, t);
+                            self.on_ack(ctx, &mut tally, &e, t);
                         }
                     } else if self.highest().is_none_or(|h| serial::gt(t, h)) {
                         break;
@@ -640,14 +676,14 @@ impl DirInfer {
 
         // RTT sample (one per SACK: the latest newly acknowledged, never retransmitted TSN);
         // none across a capture gap (rotated files: the SACK may have come in the gap).
-        let sample = sample.filter(|e| e.first_ns >= ctx.gap_end_ns);
+        let sample = tally.sample.filter(|e| e.first_ns >= ctx.gap_end_ns);
         if let Some(e) = sample {
             let tsn = e.tsn;
             let rtt = ctx.ts_ns - e.first_ns;
             let dst = &mut self.dsts[e.first_path as usize];
             let est = dst.estimate(rtt as f64 / 1e6);
             dst.rtt.push(rtt as f64 / 1e6);
-            if newly_pkts >= 2 {
+            if tally.newly_pkts >= 2 {
                 dst.rtt_multi.push(rtt as f64 / 1e6);
             }
             dst.consecutive_timeouts = 0;
@@ -659,7 +695,7 @@ impl DirInfer {
                     rtt_ns: rtt,
                     frame_req: e.first_frame,
                     frame_ack: ctx.frame,
-                    packets_acked: newly_pkts,
+                    packets_acked: tally.newly_pkts,
                     tsn: Some(tsn),
                     est_rto_ms: est,
                 });
@@ -668,7 +704,7 @@ impl DirInfer {
             }
         }
         // Lone-packet acknowledgement: a delayed-SACK candidate (METRICS.md "SACK delay").
-        if let (1, Some(pkt), Some(e)) = (newly_pkts, lone_pkt, sample) {
+        if let (1, Some(pkt), Some(e)) = (tally.newly_pkts, tally.lone_pkt, sample) {
             if advanced
                 && !has_gaps
                 && !has_dups
@@ -691,8 +727,8 @@ impl DirInfer {
             }
         }
         self.prev_sack_had_gaps = has_gaps;
-        if newly_pkts > 0 {
-            self.acked_pkts_hist[(newly_pkts as usize).min(8)] += 1;
+        if tally.newly_pkts > 0 {
+            self.acked_pkts_hist[(tally.newly_pkts as usize).min(8)] += 1;
         }
 
         // RFC 9260 6.3.2 R2/R3: stop the timer when nothing is outstanding; restart it when the
@@ -701,7 +737,7 @@ impl DirInfer {
             if d.outstanding == 0 {
                 d.timer_start = None;
                 d.timer_nr = None;
-            } else if advanced && acked_paths & (1u64 << i.min(63)) != 0 {
+            } else if advanced && tally.acked_paths & (1u64 << i.min(63)) != 0 {
                 d.timer_start = Some((ctx.ts_ns, TimerStart::Sack));
             }
         }

@@ -269,7 +269,7 @@ impl Stalls {
 
     /// A DATA chunk of direction `s`: the common case (a first send, nothing closed) touches a
     /// few fields; the rest is in `#[cold]` helpers.
-    #[inline]
+    #[inline(always)]
     fn data(&mut self, ctx: &PacketCtx, s: usize, tsn: u32, payload: u32) {
         let d = &mut self.dirs[s];
         let new_packet = ctx.frame != d.last_frame;

@@ -29,6 +29,13 @@ impl TsnWindow {
             return true;
         }
         let d = crate::serial::diff(self.highest, tsn);
+        if d == 1 {
+            // The next TSN (the common case): its slot is the one leaving the window's far end.
+            self.highest = tsn;
+            let (w, b) = window_slot(tsn);
+            self.bits[w] |= b;
+            return true;
+        }
         if d > 0 {
             if d >= i64::from(TSN_WINDOW) {
                 self.bits = Default::default();
@@ -83,8 +90,33 @@ pub(super) struct SsnTrack {
 }
 
 impl SsnTrack {
-    #[inline]
+    #[inline(always)]
     pub(super) fn add(&mut self, n: u32, wide: bool, epoch: u16) {
+        if self.started && self.epoch == epoch {
+            // RFC 9260 3.3.1: SSNs are 16 bits (serial); RFC 8260 2.1: MIDs 32.
+            let next = if wide {
+                self.highest.wrapping_add(1)
+            } else {
+                u32::from((self.highest as u16).wrapping_add(1))
+            };
+            if n == next {
+                // The next number (the common case): it takes the slot of the one leaving the
+                // window's far end, a gap when that one was not seen.
+                let (w, b) = window_slot(n);
+                if self.span >= SSN_WINDOW {
+                    self.gaps += u64::from(self.bits[w] & b == 0);
+                }
+                self.bits[w] |= b;
+                self.highest = n;
+                self.span = self.span.saturating_add(1);
+                return;
+            }
+        }
+        self.add_any(n, wide, epoch);
+    }
+
+    #[inline(never)]
+    fn add_any(&mut self, n: u32, wide: bool, epoch: u16) {
         if !self.started || self.epoch != epoch {
             // First number, or the stream was reset (RFC 6525 5.2.2: numbering starts again).
             let gaps = self.gaps + self.window_gaps();
