@@ -15,7 +15,9 @@
 #
 # Usage: bench/compare.sh [SIZE_MB] [KIND...]      e.g. bench/compare.sh 1000 sctp tcp
 # Needs: tshark, capinfos (wireshark-common), tcptrace, python3 (apt-get install them).
-# TSN=0 skips tshark with TSN analysis fields (minutes on 1 GB).
+# TSN=0 skips tshark with TSN analysis fields (minutes on 1 GB). PREV=BIN (and PREV2=BIN, with
+# PREV_NAME / PREV2_NAME for their rows) times other builds of the CLI side by side, e.g. the
+# build before an issue: `PREV=/tmp/old/sctp-analyzer PREV_NAME=65c13c6 bench/compare.sh 1000 sctp`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/big_capture.sh
@@ -55,6 +57,10 @@ for kind in "${kinds[@]}"; do
   big_capture "$gen" "$out" "$kind" "$size"
   echo "== $kind, $size MB: $big ($packets packets)"
   tools=("ours (2 threads)=$ours $big" "ours --jobs 1=$ours --jobs 1 $big")
+  # PREV=BIN [PREV_NAME=...]: another build of the CLI side by side (the build before an issue,
+  # whose budget is +10% of it), same command; PREV2 likewise.
+  [ -n "${PREV:-}" ] && tools+=("${PREV_NAME:-previous build}=$PREV analyze --format json --no-progress $big")
+  [ -n "${PREV2:-}" ] && tools+=("${PREV2_NAME:-second build}=$PREV2 analyze --format json --no-progress $big")
   case $kind in
     sctp)
       tools+=("tshark -z sctp,stat$once=tshark -q -z sctp,stat -r $big")
