@@ -344,11 +344,9 @@ impl Dir {
         true
     }
 
+    /// Any DATA chunk of this direction (`Hol::data` tries `data_in_order` first).
     #[inline]
     fn data(&mut self, ts_ns: i64, d: &DataChunk, epoch: u16) {
-        if self.data_in_order(ts_ns, d, epoch) {
-            return;
-        }
         self.wide |= d.idata;
         if !self.hold(d.tsn) {
             return;

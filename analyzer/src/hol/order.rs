@@ -66,6 +66,7 @@ impl Dir {
         self.stream_slow(sid, number, epoch)
     }
 
+    /// `stream` past its shortcut: another stream, a new one, or a reset.
     #[inline(never)]
     fn stream_slow(&mut self, sid: u16, number: u32, epoch: u16) -> u16 {
         let last = usize::from(self.last);

@@ -90,6 +90,7 @@ pub(super) struct SsnTrack {
 }
 
 impl SsnTrack {
+    /// Number `n` (SSN, or MID when `wide`) seen in reset epoch `epoch`.
     #[inline(always)]
     pub(super) fn add(&mut self, n: u32, wide: bool, epoch: u16) {
         if self.started && self.epoch == epoch {
@@ -115,6 +116,7 @@ impl SsnTrack {
         self.add_any(n, wide, epoch);
     }
 
+    /// `add` for a stream's first number, a reset, and any number but the next one.
     #[inline(never)]
     fn add_any(&mut self, n: u32, wide: bool, epoch: u16) {
         if !self.started || self.epoch != epoch {
@@ -138,17 +140,8 @@ impl SsnTrack {
         } else {
             i64::from((n as u16).wrapping_sub(self.highest as u16) as i16)
         };
-        if d == 1 {
-            // The next number (the common case): it takes the slot of the one leaving the
-            // window's far end, a gap when that one was not seen.
-            let (w, b) = window_slot(n);
-            if self.span >= SSN_WINDOW {
-                self.gaps += u64::from(self.bits[w] & b == 0);
-            }
-            self.bits[w] |= b;
-            self.highest = n;
-            self.span = self.span.saturating_add(1);
-        } else if d > 0 {
+        // The next number (d == 1) took `add`'s path.
+        if d > 0 {
             let d = d as u32;
             if d >= SSN_WINDOW {
                 // Every number in the window leaves it; so do those skipped beyond its reach.
