@@ -259,8 +259,8 @@ pub struct AssocReport {
 }
 
 /// The `#[serde(flatten)]` JSON, field for field in declaration order; the rows are most of the
-/// report, and flatten writes them as maps (`crate::inline_fields`). `tests::reports_round_trip`
-/// reads the JSON of every sample capture back into equal reports.
+/// report, and flatten writes them as maps (`crate::inline_fields`). `reports_round_trip`
+/// (`tests/report_json.rs`) reads the JSON of every sample capture back into equal reports.
 impl Serialize for PathReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;

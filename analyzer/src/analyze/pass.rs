@@ -319,7 +319,7 @@ impl<'o> Pass<'o> {
         // with wide loads right after parse's narrower stores: a store-forwarding stall).
         // Without a first chunk the result is a placeholder error, never read as such.
         let first_parsed = match &first_view {
-            Some(v) => v.parse_inline(),
+            Some(v) => v.parse(),
             None => Err(sctp::ChunkError {
                 offset: 0,
                 kind: sctp::ChunkErrorKind::TrailingBytes(0),
@@ -388,7 +388,7 @@ impl<'o> Pass<'o> {
             for item in iter {
                 match item {
                     Ok(v) => {
-                        let parsed = v.parse_inline();
+                        let parsed = v.parse();
                         self.chunk(a, ctx, sender, path, offset, &v, &parsed);
                         release(parsed);
                     }

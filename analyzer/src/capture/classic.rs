@@ -31,6 +31,17 @@ pub(crate) enum Magic {
     Erf,
 }
 
+impl Magic {
+    /// The capture format this magic names.
+    pub(crate) fn format(self) -> super::CaptureFormat {
+        match self {
+            Magic::Classic { .. } => super::CaptureFormat::Pcap,
+            Magic::Pcapng => super::CaptureFormat::Pcapng,
+            Magic::Erf => super::CaptureFormat::Erf,
+        }
+    }
+}
+
 /// Identifies the file format from its first four bytes (`head.len() >= 4`).
 pub(crate) fn sniff(head: &[u8; 4]) -> Result<Magic, CaptureError> {
     let le = u32::from_le_bytes(*head);

@@ -220,9 +220,8 @@ pub(crate) struct Tally {
     pub truncated: u64,
     pub rx_error: u64,
     pub ds_error: u64,
-    /// Records of types not decoded here, by type (frames without IP); padding records.
+    /// Records of types not decoded here, by type (frames without IP).
     pub other_types: Vec<(u8, u64)>,
-    pub pad: u64,
 }
 
 impl Tally {
@@ -238,9 +237,8 @@ impl Tally {
             self.rx_error += u64::from(h.flags & FLAG_RX_ERROR != 0);
             self.ds_error += u64::from(h.flags & FLAG_DS_ERROR != 0);
         }
-        if kind == types::PAD {
-            self.pad += 1;
-        } else if link_of(kind).is_none() {
+        // Padding records are neither frames nor worth a word.
+        if kind != types::PAD && link_of(kind).is_none() {
             match self.other_types.iter_mut().find(|(t, _)| *t == kind) {
                 Some((_, n)) => *n += 1,
                 None => self.other_types.push((kind, 1)),

@@ -113,7 +113,7 @@ pub(crate) fn read_prefix(
             }
             Ok(Some(n)) => {
                 break Err(CaptureError::TruncatedHeader {
-                    format: format_name(magic),
+                    format: magic.format().as_str(),
                     offset: 0,
                     have: bytes.len() as u64,
                     need: n as u64,
@@ -121,7 +121,7 @@ pub(crate) fn read_prefix(
             }
             Err(reason) => {
                 break Err(CaptureError::BadHeader {
-                    format: format_name(magic),
+                    format: magic.format().as_str(),
                     offset: 0,
                     reason,
                 })
@@ -177,14 +177,6 @@ fn fill(
     *eof = bytes.len() < want;
     if let Err(source) = res {
         late.get_or_insert((bytes.len() as u64, source));
-    }
-}
-
-fn format_name(magic: Magic) -> &'static str {
-    match magic {
-        Magic::Classic { .. } => "pcap",
-        Magic::Pcapng => "pcapng",
-        Magic::Erf => "erf",
     }
 }
 

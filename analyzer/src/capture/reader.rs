@@ -192,18 +192,16 @@ impl CaptureReader {
         shared: Arc<Shared>,
         capacity: usize,
     ) -> Result<CaptureReader, CaptureError> {
-        let bad_header = |format| {
-            move |reason| CaptureError::BadHeader {
-                format,
-                offset: 0,
-                reason: format!("pcap-parser: {reason}"),
-            }
+        let bad_header = |reason| CaptureError::BadHeader {
+            format: magic.format().as_str(),
+            offset: 0,
+            reason: format!("pcap-parser: {reason}"),
         };
         let (format, mode, pos) = match magic {
             Magic::Classic {
                 big_endian, nanos, ..
             } => {
-                let (n, linktype, snaplen) = inner.classic_header().map_err(bad_header("pcap"))?;
+                let (n, linktype, snaplen) = inner.classic_header().map_err(bad_header)?;
                 let mode = Mode::Classic {
                     big_endian,
                     nanos,
@@ -217,7 +215,7 @@ impl CaptureReader {
                 if matches!(inner, Input::Stream(_)) {
                     // The stream was fronted with a classic file header for pcap-parser's buffered
                     // reader (`from_read`): consumed, it leaves the file's first byte at offset 0.
-                    inner.classic_header().map_err(bad_header("erf"))?;
+                    inner.classic_header().map_err(bad_header)?;
                 }
                 let mode = Mode::Erf {
                     tally: erf::Tally::default(),
@@ -281,11 +279,7 @@ impl CaptureReader {
         }
         let source = Prefixed::new(bytes, stream, shared.clone());
         let bad = |e: PcapError<&[u8]>| CaptureError::BadHeader {
-            format: match magic {
-                Magic::Classic { .. } => "pcap",
-                Magic::Pcapng => "pcapng",
-                Magic::Erf => "erf",
-            },
+            format: magic.format().as_str(),
             offset: 0,
             reason: format!("pcap-parser: {}", describe(&e)),
         };

@@ -74,6 +74,15 @@ struct Slot {
     flags: u8,
 }
 
+/// The flags of a slot whose DATA chunk `d` was seen (RFC 9260 3.3.1: B, E and U bits).
+#[inline]
+fn flags_of(d: &DataChunk) -> u8 {
+    KNOWN
+        | if d.flag_b { FIRST } else { 0 }
+        | if d.flag_e { LAST } else { 0 }
+        | if d.flag_u { UNORDERED } else { 0 }
+}
+
 const EMPTY: Slot = Slot {
     t: [NOT_YET; 2],
     number: 0,
@@ -332,10 +341,7 @@ impl Dir {
             t: [ts_ns, NOT_YET],
             number: d.ssn_or_mid,
             stream,
-            flags: KNOWN
-                | if d.flag_b { FIRST } else { 0 }
-                | if d.flag_e { LAST } else { 0 }
-                | if d.flag_u { UNORDERED } else { 0 },
+            flags: flags_of(d),
         };
         self.ring[tsn as usize & mask] = slot;
         self.end = tsn.wrapping_add(1);
@@ -358,10 +364,7 @@ impl Dir {
             let slot = &mut self.ring[i];
             slot.number = d.ssn_or_mid;
             slot.stream = stream;
-            slot.flags = KNOWN
-                | if d.flag_b { FIRST } else { 0 }
-                | if d.flag_e { LAST } else { 0 }
-                | if d.flag_u { UNORDERED } else { 0 };
+            slot.flags = flags_of(d);
             if slot.t != [NOT_YET; 2] {
                 self.late_meta(tsn);
             }

@@ -174,9 +174,8 @@ impl Stalls {
     /// chunk cost more than the common case's work.
     #[inline(always)]
     pub fn chunk(&mut self, ctx: &PacketCtx, sender: u8, chunk: &Chunk<'_>) {
-        let s = usize::from(sender & 1);
         match chunk {
-            Chunk::Data(d) => self.data(ctx, s, d.tsn, d.payload_len),
+            Chunk::Data(d) => self.data_chunk(ctx, sender, d),
             Chunk::Sack(k) => self.sack_chunk(ctx, sender, k),
             _ => {}
         }
